@@ -1,0 +1,111 @@
+"""Shared input validators: every public entry point checks its arguments here once.
+
+Each validator raises :class:`InvalidParameterError` (a ``ValueError``) or a
+``TypeError`` whose message names the argument, the value received and the allowed
+values, e.g. ``k=0 must satisfy 1 <= k < n=36``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable
+
+import numpy as np
+
+
+class InvalidParameterError(ValueError):
+    """A user-supplied argument is outside its allowed range or set."""
+
+
+def check_int(name: str, value, *, low: int | None = None, high: int | None = None,
+              high_inclusive: bool = True) -> int:
+    """Return ``value`` as an ``int`` after checking ``low <= value <= high``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {value!r} ({type(value).__name__})")
+    value = int(value)
+    if low is not None and value < low:
+        raise InvalidParameterError(_range_message(name, value, low, high, high_inclusive))
+    if high is not None and (value > high if high_inclusive else value >= high):
+        raise InvalidParameterError(_range_message(name, value, low, high, high_inclusive))
+    return value
+
+
+def _range_message(name, value, low, high, high_inclusive) -> str:
+    lower = "" if low is None else f"{low} <= "
+    upper = "" if high is None else (f" <= {high}" if high_inclusive else f" < {high}")
+    return f"{name}={value} must satisfy {lower}{name}{upper}"
+
+
+def check_k(k, n: int) -> int:
+    """Check the super-arm size: ``1 <= k < n`` (``k = n`` leaves nothing to identify)."""
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+        raise TypeError(f"k must be an integer, got {k!r} ({type(k).__name__})")
+    if not 1 <= k < n:
+        raise InvalidParameterError(f"k={k} must satisfy 1 <= k < n={n}")
+    return int(k)
+
+
+def check_real(name: str, value, *, low: float | None = None, high: float | None = None,
+               low_inclusive: bool = True, high_inclusive: bool = True) -> float:
+    """Return ``value`` as a finite ``float`` inside the given interval."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
+    value = float(value)
+    if not math.isfinite(value):
+        raise InvalidParameterError(f"{name}={value} must be finite")
+    too_low = low is not None and (value < low if low_inclusive else value <= low)
+    too_high = high is not None and (value > high if high_inclusive else value >= high)
+    if too_low or too_high:
+        left = "" if low is None else f"{low} {'<=' if low_inclusive else '<'} "
+        right = "" if high is None else f" {'<=' if high_inclusive else '<'} {high}"
+        raise InvalidParameterError(f"{name}={value} must satisfy {left}{name}{right}")
+    return value
+
+
+def check_probability(name: str, value) -> float:
+    """A confidence level such as ``delta``: ``0 < value < 1``."""
+    return check_real(name, value, low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
+
+
+def check_choice(name: str, value, allowed: Iterable[str]) -> str:
+    """Check that ``value`` is one of the ``allowed`` strings (case-sensitive)."""
+    allowed = tuple(allowed)
+    if value not in allowed:
+        raise InvalidParameterError(
+            f"{name}={value!r} is not one of the allowed values: {', '.join(map(repr, allowed))}")
+    return value
+
+
+def check_vector(name: str, value, *, length: int | None = None) -> np.ndarray:
+    """A one-dimensional array of finite floats (copied)."""
+    array = np.array(value, dtype=float, copy=True)
+    if array.ndim != 1:
+        raise InvalidParameterError(f"{name} must be one-dimensional, got shape {array.shape}")
+    if length is not None and array.shape[0] != length:
+        raise InvalidParameterError(f"{name} must have length {length}, got {array.shape[0]}")
+    if not np.all(np.isfinite(array)):
+        raise InvalidParameterError(f"{name} must contain only finite values")
+    return array
+
+
+def check_finite_reward(reward) -> float:
+    """A single observed reward must be a finite real number (NaN would poison every estimate)."""
+    try:
+        value = float(reward)
+    except (TypeError, ValueError):
+        raise TypeError(f"reward must be a real number, got {reward!r}") from None
+    if not math.isfinite(value):
+        raise InvalidParameterError(f"reward={value} must be finite")
+    return value
+
+
+def as_generator(seed) -> np.random.Generator:
+    """``seed`` may be ``None``, an ``int``, a ``SeedSequence`` or a ``Generator`` (used as is)."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if seed is None or isinstance(seed, (numbers.Integral, np.random.SeedSequence)):
+        if isinstance(seed, numbers.Integral) and seed < 0:
+            raise InvalidParameterError(f"seed={seed} must be a non-negative integer")
+        return np.random.default_rng(seed)
+    raise TypeError(f"seed must be None, a non-negative int, a SeedSequence or a Generator, got {seed!r}")

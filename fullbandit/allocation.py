@@ -1,0 +1,155 @@
+"""Static allocations: a support of super-arms spanning R^n, proportions over it, and
+the deterministic tracking rule that turns proportions into a sequence of pulls.
+
+The tracking rule ignores rewards, so the sequence of pulls is fixed in advance and the
+confidence bounds of :mod:`fullbandit.estimation` apply (Soare et al. 2014; Kuroki et
+al. 2020, section 4, "static algorithm").
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+
+import numpy as np
+
+from fullbandit._validation import InvalidParameterError, check_choice, check_int, check_k
+
+SUPPORT_KINDS = ("auto", "cyclic", "random")
+RANDOM_SUPPORT_FACTOR = 4  # default random support size, in multiples of n (see random_support)
+
+
+def cyclic_windows(n: int, k: int) -> list[tuple[int, ...]]:
+    """The ``n`` windows ``{i, i+1, ..., i+k-1} mod n``.
+
+    They span R^n exactly when ``gcd(n, k) = 1`` (their Gram matrix is circulant with
+    eigenvalues ``|sum_{j<k} w^{mj}|^2`` over the n-th roots of unity ``w^m``, zero iff
+    ``n`` divides ``mk`` for some ``0 < m < n``).
+
+    Notes
+    -----
+    Spanning is not conditioning: for ``n = 37, k = 10`` the smallest eigenvalue of the
+    circulant Gram matrix is about 0.01 against ``k^2 = 100`` for the largest, so a
+    uniform allocation over cyclic windows needs far more pulls than one over a larger
+    random support (``benchmarks/bench_core.py`` prints the condition numbers).
+    """
+    n = check_int("n", n, low=2)
+    k = check_k(k, n)
+    if math.gcd(n, k) != 1:
+        raise InvalidParameterError(
+            f"cyclic windows span R^n only when gcd(n, k) = 1; gcd(n={n}, k={k}) = {math.gcd(n, k)}: "
+            "use support='random'")
+    return [tuple(sorted((i + j) % n for j in range(k))) for i in range(n)]
+
+
+def random_support(n: int, k: int, rng: np.random.Generator, size: int | None = None,
+                   max_draws: int | None = None) -> list[tuple[int, ...]]:
+    """Distinct uniformly random ``k``-subsets, at least ``size`` of them, spanning R^n.
+
+    Subsets are drawn until both ``size`` distinct subsets are held and they span R^n
+    (rank tracked by incremental Gram-Schmidt, O(n) work per arm of a draw).
+
+    Parameters
+    ----------
+    size : int, optional
+        Minimum number of support members, ``n <= size <= C(n, k)``. Default
+        ``min(4 n, C(n, k))``: a minimal (``size = n``) random support is badly conditioned
+        (measured condition number of ``A`` about 10^4 to 10^5 for ``n = 36, k = 10``,
+        about 40 with ``4 n`` members), and the pulls a static algorithm needs grow with
+        it. This default is our choice; the paper leaves the support open.
+    """
+    n = check_int("n", n, low=2)
+    k = check_k(k, n)
+    total = math.comb(n, k)
+    if size is None:
+        size = min(RANDOM_SUPPORT_FACTOR * n, total)
+    size = check_int("support_size", size, low=n, high=total)
+    max_draws = max_draws if max_draws is not None else 100 * size + 10_000
+    chosen: list[tuple[int, ...]] = []
+    seen: set[tuple[int, ...]] = set()
+    basis = np.zeros((n, n))
+    rank = 0
+    for _ in range(max_draws):
+        if rank == n and len(chosen) >= size:
+            return chosen
+        arm = tuple(sorted(int(i) for i in rng.choice(n, size=k, replace=False)))
+        if arm in seen:
+            continue
+        x = np.zeros(n)
+        x[list(arm)] = 1.0
+        residual = x - basis[:rank].T @ (basis[:rank] @ x)
+        norm = float(np.linalg.norm(residual))
+        adds_rank = rank < n and norm > 1e-9 * math.sqrt(k)
+        if adds_rank:
+            basis[rank] = residual / norm
+            rank += 1
+        if adds_rank or len(chosen) < size - (n - rank):
+            chosen.append(arm)
+            seen.add(arm)
+    if rank == n and len(chosen) >= size:
+        return chosen
+    raise InvalidParameterError(
+        f"could not draw a spanning random support of size {size} for n={n}, k={k} in {max_draws} draws")
+
+
+def make_support(n: int, k: int, kind: str, rng: np.random.Generator,
+                 size: int | None = None) -> list[tuple[int, ...]]:
+    """The support of a uniform allocation.
+
+    ``kind="auto"`` follows the rule of the project's specification: cyclic windows when
+    ``gcd(n, k) = 1``, otherwise a seeded random full-rank support.
+    """
+    check_choice("support", kind, SUPPORT_KINDS)
+    if kind == "auto":
+        kind = "cyclic" if math.gcd(n, k) == 1 else "random"
+    if kind == "cyclic":
+        if size is not None and size != n:
+            raise InvalidParameterError(f"support_size={size} must be None or n={n} with support='cyclic'")
+        return cyclic_windows(n, k)
+    return random_support(n, k, rng, size)
+
+
+def design_condition_number(n: int, support, proportions=None) -> float:
+    """Condition number of ``A(p) = sum_j p_j x_j x_j^T`` (``inf`` if singular)."""
+    matrix = np.zeros((len(support), n))
+    for row, arm in enumerate(support):
+        matrix[row, list(arm)] = 1.0
+    weights = np.full(len(support), 1.0 / len(support)) if proportions is None else np.asarray(proportions)
+    eigenvalues = np.linalg.eigvalsh(matrix.T @ (weights[:, None] * matrix))
+    return float("inf") if eigenvalues[0] <= 1e-12 * eigenvalues[-1] else float(eigenvalues[-1] / eigenvalues[0])
+
+
+class Tracker:
+    """Deterministic tracking of proportions ``p``: pull the member with the smallest ``T_j / p_j``.
+
+    Ties go to the lowest index, so every member is pulled once before any is pulled
+    twice, and a uniform ``p`` gives round robin. A heap keyed by ``(T_j / p_j, j)``
+    makes a pull O(log m). The rule reads no reward, which keeps the design static.
+
+    Parameters
+    ----------
+    proportions : array_like of shape (m,)
+        Positive weights (normalised here).
+    counts : array_like of shape (m,), optional
+        Pulls already allocated per member (to resume a saved run).
+    """
+
+    def __init__(self, proportions, counts=None):
+        weights = np.asarray(proportions, dtype=float)
+        if weights.ndim != 1 or weights.size == 0 or np.any(~np.isfinite(weights)) or np.any(weights <= 0):
+            raise InvalidParameterError("proportions must be a non-empty vector of positive finite weights")
+        self.proportions = weights / weights.sum()
+        self.counts = np.zeros(weights.size, dtype=np.int64) if counts is None else np.array(counts, dtype=np.int64)
+        self._heap = [(int(c) / p, j) for j, (c, p) in enumerate(zip(self.counts, self.proportions))]
+        heapq.heapify(self._heap)
+
+    def peek(self) -> int:
+        """The member the rule pulls next."""
+        return self._heap[0][1]
+
+    def advance(self) -> int:
+        """Allocate one pull to the next member and return it."""
+        _, member = self._heap[0]
+        self.counts[member] += 1
+        heapq.heapreplace(self._heap, (int(self.counts[member]) / self.proportions[member], member))
+        return member

@@ -1,0 +1,55 @@
+"""Conversion between networkx graphs and the dense weight matrices the oracles work on."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+
+from fullbandit._validation import InvalidParameterError, check_int
+
+
+def check_graph(G, k) -> int:
+    """Validate a DkS instance: a simple undirected graph with non-negative weights, ``1 <= k <= |V|``."""
+    if not isinstance(G, nx.Graph):
+        raise TypeError(f"G must be a networkx.Graph, got {type(G).__name__}")
+    if G.is_directed():
+        raise InvalidParameterError("G must be undirected: densest-k-subgraph is defined on undirected graphs")
+    if G.is_multigraph():
+        raise InvalidParameterError("G must not be a multigraph: merge parallel edges into one weight first")
+    k = check_int("k", k, low=1, high=G.number_of_nodes())
+    return k
+
+
+def dense_weights(G, weight: str = "weight") -> tuple[list, np.ndarray]:
+    """Node list and symmetric weight matrix (missing ``weight`` attributes count 1, self-loops dropped)."""
+    nodes = list(G.nodes)
+    W = nx.to_numpy_array(G, nodelist=nodes, weight=weight, nonedge=0.0, dtype=float)
+    np.fill_diagonal(W, 0.0)
+    if not np.all(np.isfinite(W)):
+        raise InvalidParameterError(f"edge attribute {weight!r} must be finite on every edge")
+    if np.any(W < 0):
+        raise InvalidParameterError(f"edge attribute {weight!r} must be non-negative for densest-k-subgraph")
+    return nodes, W
+
+
+def check_weight_matrix(W, k) -> tuple[np.ndarray, int]:
+    """Validate the matrix path: square, symmetric, finite, non-negative, ``1 <= k <= n``."""
+    W = np.asarray(W, dtype=float)
+    if W.ndim != 2 or W.shape[0] != W.shape[1]:
+        raise InvalidParameterError(f"W must be a square matrix, got shape {W.shape}")
+    if not np.all(np.isfinite(W)):
+        raise InvalidParameterError("W must contain only finite weights")
+    if not np.allclose(W, W.T, rtol=1e-10, atol=1e-12 * max(1.0, float(np.abs(W).max(initial=0.0)))):
+        raise InvalidParameterError("W must be symmetric (an undirected graph)")
+    off_diagonal = W[~np.eye(W.shape[0], dtype=bool)]
+    if np.any(off_diagonal < 0):
+        raise InvalidParameterError("W must have non-negative off-diagonal weights for densest-k-subgraph")
+    k = check_int("k", k, low=1, high=W.shape[0])
+    return W, k
+
+
+def induced_weight(W, vertices) -> float:
+    """Total weight of the edges among ``vertices`` (each edge once, diagonal ignored)."""
+    idx = np.asarray(list(vertices), dtype=np.intp)
+    block = np.asarray(W)[np.ix_(idx, idx)]
+    return float((block.sum() - np.trace(block)) / 2.0)

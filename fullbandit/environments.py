@@ -1,0 +1,223 @@
+"""Reward models and the two feedback kinds.
+
+An environment holds the true means ``theta`` of ``n`` single arms and answers a pull
+of a super-arm. With ``feedback="full"`` it returns one number, the sum of the members'
+rewards (full-bandit feedback, Kuroki et al. 2020); with ``feedback="semi"`` it returns
+each member's reward (semi-bandit feedback). The full observation is always the sum of
+the semi observations of the same draw, so the two kinds describe one reward model.
+
+Each environment declares the sub-Gaussian scale ``R`` of its observation noise
+(ALGORITHMS.md section 1); algorithms size their confidence bounds with it, so a wrong
+``R`` silently breaks their guarantees.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+from fullbandit._validation import (InvalidParameterError, as_generator, check_choice,
+                                    check_real, check_vector)
+
+FEEDBACK_KINDS = ("full", "semi")
+_BLOCK = 4096
+_CACHE_LIMIT = 100_000  # validated super-arms kept (adaptive algorithms may pull many distinct ones)  # draws taken from the generator at once: a pull then costs no generator call
+
+
+class _BufferedDraws:
+    """Draws taken from a generator in blocks and handed out in order.
+
+    A pull then costs no generator call; the sequence of values is still a function of
+    the seed and of the sequence of pulls alone.
+    """
+
+    def __init__(self, draw):
+        self._draw = draw
+        self._buffer = np.empty(0)
+        self._next = 0
+
+    def take(self, count: int) -> np.ndarray:
+        if self._next + count > self._buffer.size:
+            self._buffer = self._draw(max(_BLOCK, count))
+            self._next = 0
+        values = self._buffer[self._next: self._next + count]
+        self._next += count
+        return values
+
+
+class Environment(ABC):
+    """Base class: a reward model with a feedback kind and its own seeded generator.
+
+    Parameters
+    ----------
+    means : array_like of shape (n,)
+        The expected reward ``theta_i`` of each single arm.
+    feedback : {"full", "semi"}
+        What a pull returns: the sum of the members' rewards, or each member's reward.
+    seed : None, int, SeedSequence or Generator
+        Source of every random draw of this environment.
+    labels : sequence of str, optional
+        Names of the arms (e.g. worker ids), for reports.
+    """
+
+    def __init__(self, means, *, feedback: str = "full", seed=None, labels=None):
+        self._means = check_vector("means", means)
+        self._means.flags.writeable = False
+        if self._means.shape[0] < 2:
+            raise InvalidParameterError(f"means must hold at least 2 arms, got {self._means.shape[0]}")
+        self.feedback = check_choice("feedback", feedback, FEEDBACK_KINDS)
+        self._rng = as_generator(seed)
+        if labels is not None:
+            labels = tuple(str(label) for label in labels)
+            if len(labels) != self.n:
+                raise InvalidParameterError(f"labels must have length n={self.n}, got {len(labels)}")
+        self.labels = labels
+        self._validated: dict[tuple, np.ndarray] = {}
+
+    @property
+    def n(self) -> int:
+        """Number of single arms."""
+        return self._means.shape[0]
+
+    @property
+    def means(self) -> np.ndarray:
+        """The true means ``theta`` (read-only)."""
+        return self._means
+
+    @abstractmethod
+    def noise_scales(self, k: int) -> tuple[float, float]:
+        """Sub-Gaussian scales ``(per member, of the sum)`` for a size-``k`` super-arm."""
+
+    def noise_scale(self, k: int) -> float:
+        """The scale ``R`` of what a pull of a size-``k`` super-arm returns, for this feedback kind."""
+        per_member, of_sum = self.noise_scales(k)
+        return of_sum if self.feedback == "full" else per_member
+
+    @abstractmethod
+    def _member_rewards(self, arms: np.ndarray) -> np.ndarray:
+        """One draw of the rewards of ``arms`` (an index array)."""
+
+    @abstractmethod
+    def _sum_reward(self, arms: np.ndarray) -> float:
+        """One draw of the summed reward of ``arms``; same law as ``_member_rewards(arms).sum()``."""
+
+    def _validated_arms(self, super_arm) -> np.ndarray:
+        # Algorithms pull the same few super-arms again and again: validate each once.
+        key = super_arm if type(super_arm) is tuple else tuple(super_arm)
+        arms = self._validated.get(key)
+        if arms is None:
+            arms = np.fromiter((int(i) for i in key), dtype=np.intp, count=len(key))
+            if arms.size == 0 or arms.min() < 0 or arms.max() >= self.n or np.unique(arms).size != arms.size:
+                raise InvalidParameterError(
+                    f"super_arm={key!r} must hold distinct arm indices in 0..{self.n - 1}")
+            if len(self._validated) >= _CACHE_LIMIT:
+                self._validated.clear()
+            self._validated[key] = arms
+        return arms
+
+    def pull(self, super_arm):
+        """Pull ``super_arm`` (a sequence of distinct arm indices) once.
+
+        Returns
+        -------
+        float or numpy.ndarray
+            The summed reward (``feedback="full"``) or the members' rewards in the
+            order given (``feedback="semi"``).
+        """
+        arms = self._validated_arms(super_arm)
+        if self.feedback == "full":
+            return self._sum_reward(arms)
+        return self._member_rewards(arms)
+
+
+class GaussianSum(Environment):
+    """Means plus Gaussian noise of standard deviation ``sigma`` on the sum.
+
+    The synthetic setting of Kuroki et al. (2020), section 5 (noise ``N(0, 1)`` on the
+    observed sum). With semi-bandit feedback the same noise is split evenly over the
+    ``k`` members (each ``N(0, sigma^2 / k)``, independent), so the members' rewards
+    add up to a draw of the full-feedback model.
+
+    ``R = sigma`` for the sum; ``sigma / sqrt(k)`` per member.
+    """
+
+    def __init__(self, means, sigma: float = 1.0, *, feedback="full", seed=None, labels=None):
+        super().__init__(means, feedback=feedback, seed=seed, labels=labels)
+        self.sigma = check_real("sigma", sigma, low=0.0, low_inclusive=False)
+        self._normals = _BufferedDraws(self._rng.standard_normal)
+
+    def noise_scales(self, k: int) -> tuple[float, float]:
+        return self.sigma / math.sqrt(k), self.sigma
+
+    def _sum_reward(self, arms):
+        return float(self._means[arms].sum() + self.sigma * self._normals.take(1)[0])
+
+    def _member_rewards(self, arms):
+        return self._means[arms] + (self.sigma / math.sqrt(arms.size)) * self._normals.take(arms.size)
+
+
+class BernoulliTeam(Environment):
+    """Independent Bernoulli members: arm ``i`` returns 1 with probability ``means[i]``.
+
+    A team of crowd workers answering a fresh question each, with accuracy as the mean.
+    ``R = 1/2`` per member; the sum of ``k`` independent members is ``sqrt(k)/2``-sub-Gaussian.
+    """
+
+    def __init__(self, means, *, feedback="full", seed=None, labels=None):
+        super().__init__(means, feedback=feedback, seed=seed, labels=labels)
+        if np.any(self._means < 0) or np.any(self._means > 1):
+            raise InvalidParameterError("means of a BernoulliTeam must lie in [0, 1]")
+        self._uniforms = _BufferedDraws(self._rng.random)
+
+    def noise_scales(self, k: int) -> tuple[float, float]:
+        return 0.5, 0.5 * math.sqrt(k)
+
+    def _member_rewards(self, arms):
+        return (self._uniforms.take(arms.size) < self._means[arms]).astype(float)
+
+    def _sum_reward(self, arms):
+        return float(self._member_rewards(arms).sum())
+
+
+class Replay(Environment):
+    """Replay of a real answer matrix: each pull draws one question uniformly at random.
+
+    A member's reward is 1 if that worker answered the drawn question correctly. The
+    mean of worker ``i`` is its accuracy (fraction of questions answered correctly), as
+    in the crowdsourcing experiment of Kuroki et al. (2020), section 5.
+
+    Members answer the same question, so their rewards are dependent; the sum over a
+    size-``k`` super-arm lies in ``[0, k]`` and is only known to be ``k/2``-sub-Gaussian
+    (Hoeffding). ``R = 1/2`` per member.
+
+    Parameters
+    ----------
+    correct : array_like of shape (n_questions, n_workers)
+        1 (or True) where the worker answered the question correctly, else 0.
+    """
+
+    def __init__(self, correct, *, feedback="full", seed=None, labels=None):
+        matrix = np.asarray(correct)
+        if matrix.ndim != 2 or matrix.shape[0] < 1:
+            raise InvalidParameterError(
+                f"correct must be a 2-D (questions x workers) matrix, got shape {matrix.shape}")
+        if not np.all((matrix == 0) | (matrix == 1)):
+            raise InvalidParameterError("correct must hold only 0/1 (or boolean) entries")
+        self._correct = matrix.astype(float)
+        super().__init__(self._correct.mean(axis=0), feedback=feedback, seed=seed, labels=labels)
+        self._questions = _BufferedDraws(lambda size: self._rng.integers(self.n_questions, size=size))
+
+    @property
+    def n_questions(self) -> int:
+        return self._correct.shape[0]
+
+    def noise_scales(self, k: int) -> tuple[float, float]:
+        return 0.5, 0.5 * k
+
+    def _member_rewards(self, arms):
+        return self._correct[self._questions.take(1)[0], arms]
+
+    def _sum_reward(self, arms):
+        return float(self._member_rewards(arms).sum())

@@ -1,0 +1,277 @@
+"""Tests for fullbandit.datasets (quiz data sets of Li, Baba and Kashima, CIKM 2017)."""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fullbandit._validation import InvalidParameterError
+from fullbandit.datasets import DATASETS, QuizData, dataset_info, load_dataset, load_quiz
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+SHARED_QUIZ = REPO_ROOT.parent / "shared" / "data" / "quiz"
+NO_SHARED_DATA = "shared data folder ../shared/data/quiz not present"
+
+# Table 2 of Kuroki et al., Neural Computation 32(9), 2020: an external reference, typed in
+# from the paper, not produced by our code.  name: (paper name, questions, workers, mean, best)
+PUBLISHED_TABLE_2 = {
+    "it": ("IT", 25, 36, 0.54, 0.84),
+    "medicine": ("Medicine", 36, 45, 0.48, 0.92),
+    "chinese": ("Chinese", 24, 50, 0.37, 0.79),
+    "pokemon": ("Pokémon", 20, 55, 0.28, 1.00),
+    "english": ("English", 30, 63, 0.26, 0.70),
+    "science": ("Science", 20, 111, 0.29, 0.85),
+}
+SOURCE_FOLDERS = {"it": "ITMANAGE", "medicine": "MEDICINE", "chinese": "CHINESE",
+                  "pokemon": "POKEMON", "english": "ENGLISH", "science": "SCIENCE"}
+
+
+def _write_quiz(folder: Path, answer_text: str, truth_text: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "answer.csv").write_text(answer_text, encoding="utf-8")
+    (folder / "truth.csv").write_text(truth_text, encoding="utf-8")
+    return folder
+
+
+def _load_derive_script():
+    # Loaded from its path: a top-level "datasets" name would clash with the PyPI package.
+    path = REPO_ROOT / "datasets" / "derive_quiz_tables.py"
+    spec = importlib.util.spec_from_file_location("derive_quiz_tables", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# --- embedded tables against the published table ----------------------------------------
+
+def test_dataset_names_match_the_paper():
+    assert DATASETS == tuple(PUBLISHED_TABLE_2)
+
+
+@pytest.mark.parametrize("name", list(PUBLISHED_TABLE_2))
+def test_embedded_table_reproduces_published_table_2(name):
+    _, n_questions, n_workers, mean, best = PUBLISHED_TABLE_2[name]
+    data = load_dataset(name)
+    assert (data.n_questions, data.n_workers) == (n_questions, n_workers)
+    assert data.correct.shape == (n_questions, n_workers)
+    assert round(float(data.accuracies.mean()), 2) == mean
+    assert round(float(data.accuracies.max()), 2) == best
+
+
+@pytest.mark.parametrize("name", list(PUBLISHED_TABLE_2))
+def test_dataset_info_describes_the_embedded_table(name):
+    paper_name, n_questions, n_workers, mean, best = PUBLISHED_TABLE_2[name]
+    info = dataset_info(name)
+    data = load_dataset(name)
+    assert info["paper_name"] == paper_name
+    assert info["source_folder"] == SOURCE_FOLDERS[name]
+    assert (info["n_questions"], info["n_workers"]) == (n_questions, n_workers)
+    assert info["mean_accuracy"] == pytest.approx(data.accuracies.mean(), abs=5e-5)
+    assert info["best_accuracy"] == pytest.approx(data.accuracies.max(), abs=5e-5)
+    assert round(info["mean_accuracy"], 2) == mean and round(info["best_accuracy"], 2) == best
+    assert "Hyper Questions" in info["citation"] and "CIKM 2017" in info["citation"]
+    assert info["license"] == "CC BY 4.0"
+
+
+def test_dataset_info_returns_a_copy():
+    dataset_info("it")["n_workers"] = -1
+    assert dataset_info("it")["n_workers"] == 36
+
+
+def test_load_dataset_is_case_insensitive_and_read_only():
+    data = load_dataset("IT")
+    assert data is load_dataset("it")
+    assert data.name == "it"
+    assert data.correct.dtype == bool
+    assert not data.correct.flags.writeable
+    with pytest.raises(ValueError):
+        data.correct[0, 0] = not data.correct[0, 0]
+    assert data.worker_ids[:2] == ("worker1", "worker2")
+    assert data.question_ids[0] == "1" and len(data.question_ids) == data.n_questions
+
+
+# --- raw folders against the embedded tables --------------------------------------------
+
+@pytest.mark.parametrize("name", list(PUBLISHED_TABLE_2))
+def test_load_quiz_on_raw_folder_equals_embedded_table(name):
+    if not SHARED_QUIZ.is_dir():
+        pytest.skip(NO_SHARED_DATA)
+    raw = load_quiz(SHARED_QUIZ / SOURCE_FOLDERS[name])
+    embedded = load_dataset(name)
+    assert raw.name == name
+    assert raw.worker_ids == embedded.worker_ids
+    assert raw.question_ids == embedded.question_ids
+    np.testing.assert_array_equal(raw.correct, embedded.correct)
+    assert raw == embedded
+
+
+def test_load_quiz_grades_answers_and_tolerates_format_noise(tmp_path):
+    # Trailing comma in the header, stray spaces, a BOM, a blank line, an empty answer and
+    # a short row: empty or missing answers count as incorrect.
+    folder = _write_quiz(
+        tmp_path / "toy",
+        "\ufeffquestion_id, w1,w2 ,w3,\n1,A, B,A\n\n2,C,,C\n3,D\n",
+        "question_id,truth\n10,A\n20,C\n30,D\n",
+    )
+    data = load_quiz(folder)
+    assert data.name == "toy"
+    assert data.worker_ids == ("w1", "w2", "w3")
+    assert data.question_ids == ("1", "2", "3")  # ids come from answer.csv
+    np.testing.assert_array_equal(
+        data.correct, [[True, False, True], [True, False, True], [True, False, False]])
+    np.testing.assert_allclose(data.accuracies, [1.0, 0.0, 2 / 3])
+
+
+def test_load_quiz_uses_known_key_for_upstream_folder_name(tmp_path):
+    folder = _write_quiz(tmp_path / "ITMANAGE", "question_id,w1,w2\n1,A,B\n", "question_id,truth\n1,A\n")
+    assert load_quiz(folder).name == "it"
+    assert load_quiz(folder, name="custom").name == "custom"
+
+
+# --- best team -------------------------------------------------------------------------
+
+def _brute_force_best_sum(accuracies: np.ndarray, k: int) -> float:
+    return max(sum(accuracies[list(team)]) for team in itertools.combinations(range(len(accuracies)), k))
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_best_team_matches_brute_force_on_synthetic_data(seed):
+    rng = np.random.default_rng(seed)
+    n_questions, n_workers = 40, 8
+    # Worker w gets 5*w + a few correct answers: distinct accuracies, a unique optimum.
+    counts = 5 * rng.permutation(n_workers) + rng.integers(0, 4, n_workers)
+    correct = np.zeros((n_questions, n_workers), dtype=bool)
+    for worker, count in enumerate(counts):
+        correct[rng.choice(n_questions, size=count, replace=False), worker] = True
+    data = QuizData("synthetic", tuple(f"w{i}" for i in range(n_workers)),
+                    tuple(str(q) for q in range(n_questions)), correct)
+    for k in range(1, n_workers):
+        brute = max(itertools.combinations(range(n_workers), k),
+                    key=lambda team: data.accuracies[list(team)].sum())
+        assert data.best_team(k) == brute
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_best_team_reaches_brute_force_optimum_with_ties(seed):
+    # Few questions make many equal accuracies; any optimal team must reach the same sum.
+    rng = np.random.default_rng(100 + seed)
+    correct = rng.random((4, 9)) < 0.5
+    data = QuizData("tied", tuple(f"w{i}" for i in range(9)), tuple("abcd"), correct)
+    for k in range(1, 9):
+        team = data.best_team(k)
+        assert len(set(team)) == k
+        assert data.accuracies[list(team)].sum() == pytest.approx(
+            _brute_force_best_sum(data.accuracies, k))
+
+
+def test_best_team_breaks_ties_by_lower_index():
+    # Accuracies 0.5, 1.0, 0.5, 0.5, 0.0: for k=2 workers 0, 2, 3 tie for the second seat.
+    correct = np.array([[1, 1, 1, 0, 0], [0, 1, 0, 1, 0]], dtype=bool)
+    data = QuizData("ties", tuple("abcde"), ("q1", "q2"), correct)
+    assert data.best_team(1) == (1,)
+    assert data.best_team(2) == (0, 1)
+    assert data.best_team(3) == (0, 1, 2)
+    assert data.best_team(4) == (0, 1, 2, 3)
+
+
+def test_best_team_on_it_takes_the_ten_most_accurate_workers():
+    data = load_dataset("it")
+    team = data.best_team(10)
+    assert len(team) == 10 and list(team) == sorted(set(team))
+    top_ten_sum = np.sort(data.accuracies)[-10:].sum()
+    assert data.accuracies[list(team)].sum() == pytest.approx(top_ten_sum)
+
+
+# --- bad input -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("bad", ["imdb", "", "ITMANAGE", 3, None])
+def test_unknown_dataset_name_is_rejected(bad):
+    with pytest.raises(InvalidParameterError) as error:
+        load_dataset(bad)
+    message = str(error.value)
+    assert "dataset" in message and repr(bad) in message
+    assert all(name in message for name in DATASETS)
+    with pytest.raises(InvalidParameterError, match="dataset"):
+        dataset_info(bad)
+
+
+def test_unknown_dataset_error_is_a_value_error():
+    with pytest.raises(ValueError):
+        load_dataset("Pokémon")
+
+
+@pytest.mark.parametrize("k", [0, -1, 36, 37])
+def test_best_team_rejects_k_out_of_range(k):
+    with pytest.raises(InvalidParameterError, match="k="):
+        load_dataset("it").best_team(k)
+
+
+@pytest.mark.parametrize("k", [2.0, "3", True])
+def test_best_team_rejects_non_integer_k(k):
+    with pytest.raises(TypeError):
+        load_dataset("it").best_team(k)
+
+
+def test_row_count_mismatch_is_reported(tmp_path):
+    folder = _write_quiz(tmp_path / "short_truth", "question_id,w1,w2\n1,A,B\n2,C,D\n3,A,A\n",
+                         "question_id,truth\n1,A\n2,C\n")
+    with pytest.raises(ValueError, match=r"3 question rows.*has 2"):
+        load_quiz(folder)
+
+
+def test_extra_answers_are_reported(tmp_path):
+    folder = _write_quiz(tmp_path / "wide", "question_id,w1\n1,A,B\n", "question_id,truth\n1,A\n")
+    with pytest.raises(ValueError, match="2 cells for 1 workers"):
+        load_quiz(folder)
+
+
+def test_missing_truth_is_reported(tmp_path):
+    folder = _write_quiz(tmp_path / "no_truth", "question_id,w1\n1,A\n", "question_id,truth\n1,\n")
+    with pytest.raises(ValueError, match="no true answer"):
+        load_quiz(folder)
+
+
+def test_missing_folder_or_file_raises_file_not_found(tmp_path):
+    missing = tmp_path / "nowhere"
+    with pytest.raises(FileNotFoundError, match="nowhere"):
+        load_quiz(missing)
+    folder = tmp_path / "half"
+    folder.mkdir()
+    (folder / "answer.csv").write_text("question_id,w1\n1,A\n", encoding="utf-8")
+    with pytest.raises(FileNotFoundError, match="truth.csv"):
+        load_quiz(folder)
+
+
+def test_quiz_data_rejects_inconsistent_shapes():
+    with pytest.raises(InvalidParameterError, match="shape"):
+        QuizData("bad", ("a", "b"), ("q1",), np.ones((1, 3), dtype=bool))
+
+
+# --- derivation script -------------------------------------------------------------------
+
+def test_derivation_script_is_deterministic(tmp_path):
+    if not SHARED_QUIZ.is_dir():
+        pytest.skip(NO_SHARED_DATA)
+    script = _load_derive_script()
+    first, second = tmp_path / "first", tmp_path / "second"
+    assert script.main(["--source", str(SHARED_QUIZ), "--out", str(first)]) == 0
+    assert script.main(["--source", str(SHARED_QUIZ), "--out", str(second)]) == 0
+    names = sorted(path.name for path in first.iterdir())
+    assert names == sorted([*(f"{name}.csv" for name in DATASETS), "index.json"])
+    assert names == sorted(path.name for path in second.iterdir())
+    for filename in names:
+        assert (first / filename).read_bytes() == (second / filename).read_bytes(), filename
+
+
+def test_embedded_tables_are_up_to_date(tmp_path):
+    if not SHARED_QUIZ.is_dir():
+        pytest.skip(NO_SHARED_DATA)
+    script = _load_derive_script()
+    script.main(["--source", str(SHARED_QUIZ), "--out", str(tmp_path)])
+    embedded = REPO_ROOT / "fullbandit" / "datasets" / "embedded"
+    for path in sorted(tmp_path.iterdir()):
+        assert path.read_bytes() == (embedded / path.name).read_bytes(), path.name
