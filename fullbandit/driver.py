@@ -26,8 +26,8 @@ def run(algorithm, environment, *, progress: bool | None = None) -> Result:
     environment : fullbandit.environments.Environment
         Its ``feedback`` must match what the algorithm learns from.
     progress : bool, optional
-        Show a progress bar over the pull budget. ``None`` (default) shows it only on
-        runs that last more than two seconds.
+        Show a progress bar (pulls, rate, and the stopping statistic against its
+        threshold). ``None`` (default) shows it only once a run has lasted two seconds.
 
     Returns
     -------
@@ -48,8 +48,10 @@ def run(algorithm, environment, *, progress: bool | None = None) -> Result:
         algorithm.noise_scale = environment.noise_scale(problem.k)
         noise_source = f"declared by {type(environment).__name__}"
     start = time.perf_counter()
-    bar = tqdm(total=algorithm.budget, initial=algorithm.n_pulls, unit="pull", delay=2.0,
-               disable=progress is False or (progress is None and False), leave=False, dynamic_ncols=True)
+    # No total: the pulls a run needs are unknown in advance (the budget is only a cap).
+    # The postfix shows the stopping statistic closing in on its threshold instead.
+    bar = tqdm(initial=algorithm.n_pulls, unit=" pulls", unit_scale=True, delay=0.0 if progress else 2.0,
+               disable=progress is False, leave=False, dynamic_ncols=True)
     try:
         since_refresh = 0
         while not algorithm.done:
@@ -59,6 +61,10 @@ def run(algorithm, environment, *, progress: bool | None = None) -> Result:
             if since_refresh == _PROGRESS_EVERY:
                 bar.update(since_refresh)
                 since_refresh = 0
+                last = getattr(algorithm, "last_check", None)
+                if last is not None:
+                    bar.set_postfix(statistic=f"{last.statistic:.4g}", threshold=f"{last.threshold:.4g}",
+                                    refresh=False)
     finally:
         bar.close()
     wall_time = time.perf_counter() - start

@@ -12,7 +12,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import linalg
 
 from fullbandit._validation import InvalidParameterError, check_choice, check_probability, check_real
 
@@ -127,13 +126,16 @@ class StaticDesign:
         """
         gram = self.matrix.T @ (self.counts[:, None] * self.matrix)
         b = self.matrix.T @ self.reward_sums
+        # numpy only: mixing numpy's and scipy's BLAS thread pools in one loop made each
+        # call several times slower (measured with benchmarks/bench_core.py).
         try:
-            factor = linalg.cho_factor(gram, lower=True, check_finite=False)
-        except linalg.LinAlgError:
+            lower = np.linalg.cholesky(gram)
+        except np.linalg.LinAlgError:
             raise SingularDesignError(
                 f"the pulled super-arms span rank {self.rank()} < n={self.n}: theta is not "
                 "identifiable; pull every support member once with a support that spans R^n") from None
-        theta = linalg.cho_solve(factor, b, check_finite=False)
-        inverse = linalg.cho_solve(factor, np.eye(self.n), check_finite=False)
+        lower_inverse = np.linalg.inv(lower)
+        inverse = lower_inverse.T @ lower_inverse  # symmetric to rounding: A^-1 = L^-T L^-1
         inverse = (inverse + inverse.T) / 2.0  # exact symmetry keeps eigvalsh and the QP weights consistent
+        theta = inverse @ b
         return LeastSquaresEstimate(theta=theta, gram=gram, gram_inverse=inverse, pulls=self.pulls)

@@ -3,4 +3,7 @@
 from fullbandit.full.saqm import SAQM
 from fullbandit.full.static import StaticFullBandit
 
-__all__ = ["SAQM", "StaticFullBandit"]
+#: Algorithms by the name the command line and the experiment runner use.
+ALGORITHMS = {"saqm": SAQM}
+
+__all__ = ["ALGORITHMS", "SAQM", "StaticFullBandit"]

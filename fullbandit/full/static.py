@@ -141,6 +141,11 @@ class StaticFullBandit(ABC):
         return self._stop_reason
 
     @property
+    def last_check(self) -> StoppingCheck | None:
+        """The most recent evaluation of the stopping rule."""
+        return self._last
+
+    @property
     def support_arms(self) -> tuple[SuperArm, ...]:
         """The super-arms of the design."""
         return self._design.support
@@ -260,11 +265,17 @@ class StaticFullBandit(ABC):
     def save(self, path) -> None:
         """Write the state to ``path`` atomically (a crash leaves the old file or the new one, never half)."""
         directory = os.path.dirname(os.path.abspath(path))
-        with tempfile.NamedTemporaryFile("w", dir=directory, delete=False, suffix=".tmp") as handle:
-            json.dump(self.get_state(), handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(handle.name, path)
+        state = self.get_state()
+        handle = tempfile.NamedTemporaryFile("w", dir=directory, delete=False, suffix=".tmp")
+        try:
+            with handle:
+                json.dump(state, handle)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(handle.name, path)
+        except BaseException:
+            os.unlink(handle.name)
+            raise
 
     @classmethod
     def load(cls, path):

@@ -1,0 +1,5 @@
+import sys
+
+from fullbandit.cli import main
+
+sys.exit(main())

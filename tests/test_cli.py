@@ -1,0 +1,77 @@
+"""The `fullbandit solve` command: its output is checked against the data, not against itself."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from fullbandit.cli import main
+from fullbandit.datasets import load_dataset
+
+
+def test_solve_finds_an_epsilon_optimal_team_on_the_default_data_set(capsys):
+    assert main(["solve", "--no-progress", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    data = load_dataset("it")
+    accuracies = data.accuracies
+    team_value = accuracies[result["answer"]].sum()
+    best_value = np.sort(accuracies)[-10:].sum()
+    assert len(set(result["answer"])) == 10
+    assert result["stop_reason"] == "stopping rule"
+    assert best_value - team_value <= 0.5 + 1e-12  # the default epsilon
+    assert result["gap"] == pytest.approx(best_value - team_value)
+    assert result["labels"] == [data.worker_ids[i] for i in result["answer"]]
+    assert result["constants"]["noise_scale"] == pytest.approx(np.sqrt(10) / 2)  # Bernoulli team of 10
+
+
+def test_solve_prints_team_pulls_stop_reason_time_best_team_and_gap(capsys):
+    assert main(["solve", "--dataset", "pokemon", "--k", "5", "--epsilon", "1.0", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    for heading in ("team ", "pulls ", "stop reason ", "time ", "best workers ", "gap "):
+        assert heading in out
+    data = load_dataset("pokemon")
+    best = set(data.worker_ids[i] for i in data.best_team(5))
+    printed = out.split("best workers")[1].splitlines()[0].strip().split(", ")
+    assert set(printed) == best
+
+
+def test_same_seed_same_output(capsys):
+    outputs = []
+    for _ in range(2):
+        main(["solve", "--dataset", "medicine", "--k", "3", "--epsilon", "1.0", "--seed", "4",
+              "--no-progress", "--json"])
+        result = json.loads(capsys.readouterr().out)
+        result.pop("wall_time")
+        outputs.append(result)
+    assert outputs[0] == outputs[1]
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--k", "0"], "k=0 must satisfy 1 <= k < n=36"),
+    (["--k", "36"], "k=36 must satisfy 1 <= k < n=36"),
+    (["--delta", "-0.5"], "delta=-0.5 must satisfy"),
+    (["--delta", "nan"], "delta=nan must be finite"),
+    (["--epsilon", "-1"], "epsilon=-1.0 must satisfy"),
+    (["--epsilon", "inf"], "epsilon=inf must be finite"),
+    (["--seed", "-2"], "seed=-2 must satisfy"),
+])
+def test_bad_values_exit_with_a_clear_message(argv, message, capsys):
+    assert main(["solve", "--no-progress", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_unknown_data_set_is_refused_with_the_allowed_names(capsys):
+    with pytest.raises(SystemExit) as raised:
+        main(["solve", "--dataset", "physics"])
+    assert raised.value.code == 2
+    err = capsys.readouterr().err
+    assert "--dataset" in err and "physics" in err and "science" in err
+
+
+def test_console_entry_point_runs_as_a_module():
+    completed = subprocess.run([sys.executable, "-m", "fullbandit", "solve", "--k", "2", "--epsilon", "1.0",
+                                "--no-progress"], capture_output=True, text=True, timeout=120)
+    assert completed.returncode == 0, completed.stderr
+    assert "stopping rule" in completed.stdout

@@ -1,0 +1,31 @@
+"""The README's library examples run as written, and its test command is what CI runs."""
+
+import re
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _python_blocks():
+    return re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S)
+
+
+def test_readme_python_examples_run(tmp_path, monkeypatch):
+    blocks = _python_blocks()
+    assert len(blocks) >= 2
+    monkeypatch.chdir(tmp_path)  # the example saves a campaign file
+    namespace = {}
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), namespace)
+    assert namespace["result"].stop_reason == "stopping rule"
+    assert namespace["result"].answer == (0, 1, 2)
+    assert (tmp_path / "campaign.json").exists()
+    assert namespace["environment"].n == 111
+
+
+def test_ci_runs_the_readme_test_command():
+    readme = (ROOT / "README.md").read_text()
+    commands = [line.strip() for line in readme.splitlines() if line.startswith("    python3 -m venv")]
+    assert len(commands) == 2
+    test_command = next(command for command in commands if "pytest" in command)
+    assert test_command in (ROOT / ".ci" / "run").read_text()
