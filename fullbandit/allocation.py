@@ -97,11 +97,12 @@ def make_support(n: int, k: int, kind: str, rng: np.random.Generator,
     """The support of a uniform allocation.
 
     ``kind="auto"`` follows the rule of the project's specification: cyclic windows when
-    ``gcd(n, k) = 1``, otherwise a seeded random full-rank support.
+    ``gcd(n, k) = 1``, otherwise a seeded random full-rank support; an explicit ``size``
+    other than ``n`` asks for a random support.
     """
     check_choice("support", kind, SUPPORT_KINDS)
     if kind == "auto":
-        kind = "cyclic" if math.gcd(n, k) == 1 else "random"
+        kind = "cyclic" if math.gcd(n, k) == 1 and size in (None, n) else "random"
     if kind == "cyclic":
         if size is not None and size != n:
             raise InvalidParameterError(f"support_size={size} must be None or n={n} with support='cyclic'")
@@ -139,8 +140,17 @@ class Tracker:
         if weights.ndim != 1 or weights.size == 0 or np.any(~np.isfinite(weights)) or np.any(weights <= 0):
             raise InvalidParameterError("proportions must be a non-empty vector of positive finite weights")
         self.proportions = weights / weights.sum()
-        self.counts = np.zeros(weights.size, dtype=np.int64) if counts is None else np.array(counts, dtype=np.int64)
-        self._heap = [(int(c) / p, j) for j, (c, p) in enumerate(zip(self.counts, self.proportions))]
+        # Keys use the weights as given: T_i / w_i == T_j / w_j as rationals then gives equal
+        # floats (division is correctly rounded), so exact ties really go to the lower index.
+        self._weights = [float(w) for w in weights]
+        if counts is None:
+            self.counts = np.zeros(weights.size, dtype=np.int64)
+        else:
+            self.counts = np.array(counts, dtype=np.int64)
+            if self.counts.shape != weights.shape or np.any(self.counts < 0):
+                raise InvalidParameterError(
+                    f"counts must hold {weights.size} non-negative integers, one per member")
+        self._heap = [(int(c) / w, j) for j, (c, w) in enumerate(zip(self.counts, self._weights))]
         heapq.heapify(self._heap)
 
     def peek(self) -> int:
@@ -151,5 +161,5 @@ class Tracker:
         """Allocate one pull to the next member and return it."""
         _, member = self._heap[0]
         self.counts[member] += 1
-        heapq.heapreplace(self._heap, (int(self.counts[member]) / self.proportions[member], member))
+        heapq.heapreplace(self._heap, (int(self.counts[member]) / self._weights[member], member))
         return member

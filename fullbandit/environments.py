@@ -14,6 +14,7 @@ Each environment declares the sub-Gaussian scale ``R`` of its observation noise
 from __future__ import annotations
 
 import math
+import operator
 from abc import ABC, abstractmethod
 
 import numpy as np
@@ -108,7 +109,10 @@ class Environment(ABC):
         key = super_arm if type(super_arm) is tuple else tuple(super_arm)
         arms = self._validated.get(key)
         if arms is None:
-            arms = np.fromiter((int(i) for i in key), dtype=np.intp, count=len(key))
+            try:
+                arms = np.fromiter((operator.index(i) for i in key), dtype=np.intp, count=len(key))
+            except TypeError:
+                raise TypeError(f"super_arm={key!r} must hold integer arm indices") from None
             if arms.size == 0 or arms.min() < 0 or arms.max() >= self.n or np.unique(arms).size != arms.size:
                 raise InvalidParameterError(
                     f"super_arm={key!r} must hold distinct arm indices in 0..{self.n - 1}")

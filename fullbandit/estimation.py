@@ -13,9 +13,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fullbandit._validation import InvalidParameterError, check_choice, check_probability, check_real
+from fullbandit._validation import InvalidParameterError, check_choice, check_int, check_probability, check_real
 
 CONFIDENCE_CONSTANTS = ("tight", "paper")
+SINGULAR_TOLERANCE = 1e-10  # relative pivot size below which a Gram matrix counts as singular
 
 
 class SingularDesignError(InvalidParameterError):
@@ -54,17 +55,19 @@ def confidence_radius(t: int, delta: float, noise_scale: float, n_directions: in
     -------
     float
     """
-    if t < 1:
-        raise InvalidParameterError(f"t={t} must satisfy t >= 1")
+    check_int("t", t, low=1)
     check_probability("delta", delta)
     check_real("noise_scale", noise_scale, low=0.0, low_inclusive=False)
-    if n_directions < 1:
-        raise InvalidParameterError(f"n_directions={n_directions} must satisfy n_directions >= 1")
+    check_int("n_directions", n_directions, low=1)
     check_choice("constant", constant, CONFIDENCE_CONSTANTS)
     log_directions = math.log(n_directions)  # exact for huge Python integers
     if constant == "paper":
         log_term = math.log(6.0 * t * t / (math.pi ** 2 * delta)) + log_directions
-        return 2.0 * math.sqrt(2.0) * noise_scale * math.sqrt(max(log_term, 0.0))
+        if log_term <= 0:
+            raise InvalidParameterError(
+                f"the paper's constant needs 6 t^2 |X| / (pi^2 delta) > 1; got t={t}, |X|={n_directions}, "
+                f"delta={delta}: use constant='tight'")
+        return 2.0 * math.sqrt(2.0) * noise_scale * math.sqrt(log_term)
     log_term = math.log(math.pi ** 2 * t * t / (3.0 * delta)) + log_directions
     return noise_scale * math.sqrt(2.0 * log_term)
 
@@ -98,6 +101,8 @@ class StaticDesign:
     def __init__(self, n: int, support):
         self.n = n
         self.support = tuple(tuple(int(i) for i in arm) for arm in support)
+        if any(not 0 <= i < n for arm in self.support for i in arm):
+            raise InvalidParameterError(f"support members must hold arm indices in 0..{n - 1}")
         self.matrix = np.zeros((len(self.support), n))
         for row, arm in enumerate(self.support):
             self.matrix[row, list(arm)] = 1.0
@@ -130,6 +135,10 @@ class StaticDesign:
         # call several times slower (measured with benchmarks/bench_core.py).
         try:
             lower = np.linalg.cholesky(gram)
+            # An exactly singular integer Gram matrix can factorise with a rounding-sized
+            # pivot; min pivot^2 >= lambda_min(A), so a tiny pivot means rank < n.
+            if np.min(np.diag(lower)) ** 2 <= SINGULAR_TOLERANCE * np.max(np.diag(gram)):
+                raise np.linalg.LinAlgError
         except np.linalg.LinAlgError:
             raise SingularDesignError(
                 f"the pulled super-arms span rank {self.rank()} < n={self.n}: theta is not "

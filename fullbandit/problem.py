@@ -10,6 +10,7 @@ decision class as a parameter.
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import dataclass
 
 import numpy as np
@@ -55,7 +56,10 @@ class TopK:
 
     def check_super_arm(self, super_arm, name: str = "super_arm") -> SuperArm:
         """Return ``super_arm`` as a sorted tuple after checking it belongs to the class."""
-        arms = tuple(sorted(int(i) for i in super_arm))
+        try:
+            arms = tuple(sorted(operator.index(i) for i in super_arm))
+        except TypeError:
+            raise TypeError(f"{name}={tuple(super_arm)!r} must hold integer arm indices") from None
         if len(arms) != self.k or len(set(arms)) != self.k:
             raise InvalidParameterError(
                 f"{name}={tuple(super_arm)!r} must hold {self.k} distinct arms")

@@ -21,8 +21,13 @@ from fullbandit.dks import get_oracle
 BRUTE_FORCE_LIMIT = 2_000_000  # C(n, k) above which brute force refuses
 
 
-def check_positive_definite(Q) -> np.ndarray:
-    """Symmetric positive definite ``Q`` (the QP reduction needs ``Q_ii + Q_jj + 2 Q_ij > 0``)."""
+def check_positive_definite(Q, eigenvalues=None) -> tuple[np.ndarray, np.ndarray]:
+    """Symmetric positive definite ``Q`` (the QP reduction needs ``Q_ii + Q_jj + 2 Q_ij > 0``).
+
+    Returns ``Q`` as a float array and its eigenvalues (computed unless given). A matrix
+    whose smallest eigenvalue is below ``1e-12`` times its largest counts as singular:
+    rounding would make every bound that divides by it meaningless.
+    """
     Q = np.asarray(Q, dtype=float)
     if Q.ndim != 2 or Q.shape[0] != Q.shape[1]:
         raise InvalidParameterError(f"Q must be a square matrix, got shape {Q.shape}")
@@ -30,11 +35,11 @@ def check_positive_definite(Q) -> np.ndarray:
         raise InvalidParameterError("Q must contain only finite entries")
     if not np.allclose(Q, Q.T, rtol=1e-10, atol=1e-12 * max(1.0, float(np.abs(Q).max()))):
         raise InvalidParameterError("Q must be symmetric")
-    try:
-        np.linalg.cholesky(Q)
-    except np.linalg.LinAlgError:
-        raise InvalidParameterError("Q must be positive definite") from None
-    return Q
+    eigenvalues = np.linalg.eigvalsh(Q) if eigenvalues is None else np.asarray(eigenvalues, dtype=float)
+    if not eigenvalues.min() > 1e-12 * max(abs(eigenvalues.max()), np.finfo(float).tiny):
+        raise InvalidParameterError(
+            f"Q must be positive definite; its eigenvalues range from {eigenvalues.min():.3g} to {eigenvalues.max():.3g}")
+    return Q, eigenvalues
 
 
 def dks_weights(Q) -> np.ndarray:
@@ -113,12 +118,10 @@ def approximate_qp(Q, k: int, oracle: str = "peeling", eigenvalues=None) -> QPSo
     Kuroki, Xu, Miyauchi, Honda, Sugiyama. Neural Computation 32(9), 2020, Algorithm 1
     and Theorem 1.
     """
-    Q = check_positive_definite(Q)
+    Q, eigenvalues = check_positive_definite(Q, eigenvalues)
     n = Q.shape[0]
     k = check_k(k, n)
     chosen = get_oracle(oracle)
-    if eigenvalues is None:
-        eigenvalues = np.linalg.eigvalsh(Q)
     if k == 1:
         subset = (int(np.argmax(np.diag(Q))),)
         ratio = 1.0

@@ -2,9 +2,12 @@
 
 The six quiz data sets of Li, Baba and Kashima (CIKM 2017), used in Table 2 of
 Kuroki et al. (Neural Computation, 2020), ship as small correctness tables; see
-:mod:`fullbandit.datasets.quiz`.
+:mod:`fullbandit.datasets.quiz`. The synthetic instances of the five papers the project
+implements are in :mod:`fullbandit.datasets.synthetic`.
 """
 
 from fullbandit.datasets.quiz import DATASETS, QuizData, dataset_info, load_dataset, load_quiz
+from fullbandit.datasets.synthetic import SYNTHETIC_INSTANCES, SyntheticInstance, make_instance
 
-__all__ = ["DATASETS", "QuizData", "dataset_info", "load_dataset", "load_quiz"]
+__all__ = ["DATASETS", "QuizData", "dataset_info", "load_dataset", "load_quiz",
+           "SYNTHETIC_INSTANCES", "SyntheticInstance", "make_instance"]

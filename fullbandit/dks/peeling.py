@@ -7,12 +7,16 @@ import numpy as np
 from fullbandit.dks._graph import check_graph, check_weight_matrix, dense_weights
 
 
+_TIE_TOLERANCE = 1e-12  # relative to the total weight: differences below it are rounding
+
+
 def peel_dense(W, k: int) -> np.ndarray:
     """Greedy peeling on a dense symmetric weight matrix: the matrix fast path.
 
     Repeatedly delete a vertex of minimum weighted degree in the remaining graph until
     ``k`` vertices remain. O(n^2): each deletion updates every degree by one column.
-    Ties go to the lowest index.
+    Ties go to the lowest index; degrees within ``1e-12`` (relative) of the minimum count
+    as tied, so the rounding of incremental updates (weights such as 0.1) cannot decide.
 
     Parameters
     ----------
@@ -35,8 +39,9 @@ def _peel(W: np.ndarray, k: int) -> np.ndarray:
     degree = W.sum(axis=1) - np.diag(W)
     removed = np.zeros(n, dtype=bool)
     masked = degree.copy()
+    tolerance = _TIE_TOLERANCE * max(float(np.abs(W).sum()), np.finfo(float).tiny)
     for _ in range(n - k):
-        vertex = int(np.argmin(masked))
+        vertex = int(np.argmax(masked <= masked.min() + tolerance))
         removed[vertex] = True
         degree -= W[:, vertex]
         masked = np.where(removed, np.inf, degree)

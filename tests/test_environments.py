@@ -1,0 +1,378 @@
+"""Tests for fullbandit.environments: reward laws, declared noise scales, seeding and validation.
+
+Statistical tests are seeded. Each states its number of pulls and a tolerance chosen so
+that a correct implementation fails with probability < 1e-6 for a random seed:
+* bounded rewards: Hoeffding, P(|mean - mu| > eps) <= 2 exp(-2 N eps^2 / range^2), with a
+  Bonferroni split over the quantities checked in the test;
+* Gaussian means: the sample mean is exactly normal; 5.5 standard errors has two-sided
+  probability 3.8e-8 per quantity;
+* Gaussian variances: (N - 1) s^2 / sigma^2 is exactly chi-square(N - 1); we use its
+  quantiles.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from fullbandit._validation import InvalidParameterError
+from fullbandit.environments import BernoulliTeam, GaussianSum, Replay
+
+FAIL_PROB = 1e-6
+N_PULLS = 20_000
+
+
+def hoeffding_eps(n_pulls: int, value_range: float, n_checks: int) -> float:
+    """Half-width with P(any of n_checks means off by more) <= FAIL_PROB / 2 (Hoeffding + union)."""
+    alpha = FAIL_PROB / 2 / n_checks
+    return value_range * math.sqrt(math.log(2.0 / alpha) / (2.0 * n_pulls))
+
+
+def replay_matrix(rng, n_questions=40, n_workers=6):
+    matrix = (rng.random((n_questions, n_workers)) < rng.uniform(0.2, 0.9, size=n_workers)).astype(int)
+    matrix[0] = 0  # a question nobody got right and one everybody got right: the sum spans [0, k]
+    matrix[1] = 1
+    return matrix
+
+
+# --- means ---------------------------------------------------------------------------------
+
+def test_gaussian_full_mean_and_variance():
+    means = np.array([0.3, -1.2, 2.5, 0.7, 1.1])
+    sigma = 1.7
+    arm = (0, 2, 3)
+    env = GaussianSum(means, sigma, feedback="full", seed=101)
+    rewards = np.array([env.pull(arm) for _ in range(N_PULLS)])
+    assert rewards.shape == (N_PULLS,)
+    # mean: exactly normal with sd sigma / sqrt(N); 5.5 sd -> two-sided 3.8e-8.
+    assert abs(rewards.mean() - means[list(arm)].sum()) <= 5.5 * sigma / math.sqrt(N_PULLS)
+    # variance: (N-1) s^2 / sigma^2 ~ chi2(N-1); each tail 2.5e-7.
+    statistic = (N_PULLS - 1) * rewards.var(ddof=1) / sigma ** 2
+    assert stats.chi2.ppf(2.5e-7, N_PULLS - 1) <= statistic <= stats.chi2.isf(2.5e-7, N_PULLS - 1)
+
+
+def test_gaussian_semi_members_mean_variance_independence():
+    means = np.array([0.3, -1.2, 2.5, 0.7, 1.1])
+    sigma = 2.0
+    arm = (4, 1, 2)  # deliberately unsorted: rewards come back in the order given
+    k = len(arm)
+    env = GaussianSum(means, sigma, feedback="semi", seed=202)
+    rewards = np.array([env.pull(arm) for _ in range(N_PULLS)])
+    assert rewards.shape == (N_PULLS, k)
+    member_sd = sigma / math.sqrt(k)
+    # 3 means at 5.5 sd (3 * 3.8e-8), 3 variances with tails 5e-8 each (3 * 1e-7),
+    # 3 pairwise correlations at 5.5 / sqrt(N) (normal approximation, 3 * 3.8e-8): total < 1e-6.
+    for j, i in enumerate(arm):
+        assert abs(rewards[:, j].mean() - means[i]) <= 5.5 * member_sd / math.sqrt(N_PULLS)
+        statistic = (N_PULLS - 1) * rewards[:, j].var(ddof=1) / member_sd ** 2
+        assert stats.chi2.ppf(5e-8, N_PULLS - 1) <= statistic <= stats.chi2.isf(5e-8, N_PULLS - 1)
+    correlation = np.corrcoef(rewards.T)
+    off_diagonal = correlation[~np.eye(k, dtype=bool)]
+    assert np.all(np.abs(off_diagonal) <= 5.5 / math.sqrt(N_PULLS))
+
+
+@pytest.mark.parametrize("feedback", ["full", "semi"])
+def test_bernoulli_means(feedback):
+    means = np.array([0.1, 0.5, 0.93, 0.0, 1.0, 0.37])
+    arm = (0, 1, 2, 5)
+    env = BernoulliTeam(means, feedback=feedback, seed=303)
+    rewards = np.array([env.pull(arm) for _ in range(N_PULLS)])
+    if feedback == "full":
+        assert set(np.unique(rewards)) <= {0.0, 1.0, 2.0, 3.0, 4.0}
+        # sum in [0, 4]: Hoeffding with range 4, one check.
+        assert abs(rewards.mean() - means[list(arm)].sum()) <= hoeffding_eps(N_PULLS, 4.0, 1)
+    else:
+        assert set(np.unique(rewards)) <= {0.0, 1.0}
+        # each member in [0, 1]: Hoeffding with range 1, union over 4 members.
+        eps = hoeffding_eps(N_PULLS, 1.0, len(arm))
+        assert np.all(np.abs(rewards.mean(axis=0) - means[list(arm)]) <= eps)
+
+
+def test_bernoulli_degenerate_means_are_deterministic():
+    env = BernoulliTeam([0.0, 1.0, 1.0, 0.0], feedback="semi", seed=1)
+    for _ in range(500):
+        assert env.pull((0, 1, 2, 3)).tolist() == [0.0, 1.0, 1.0, 0.0]
+    env = BernoulliTeam([0.0, 1.0, 1.0, 0.0], feedback="full", seed=1)
+    assert all(env.pull((1, 2, 3)) == 2.0 for _ in range(500))
+
+
+@pytest.mark.parametrize("feedback", ["full", "semi"])
+def test_replay_means(feedback):
+    rng = np.random.default_rng(404)
+    matrix = replay_matrix(rng)
+    env = Replay(matrix, feedback=feedback, seed=405)
+    # The declared mean of a worker is its accuracy, exactly.
+    assert np.array_equal(env.means, matrix.mean(axis=0))
+    assert env.n == matrix.shape[1] and env.n_questions == matrix.shape[0]
+    arm = (1, 3, 4)
+    rewards = np.array([env.pull(arm) for _ in range(N_PULLS)])
+    if feedback == "full":
+        assert abs(rewards.mean() - env.means[list(arm)].sum()) <= hoeffding_eps(N_PULLS, 3.0, 1)
+    else:
+        eps = hoeffding_eps(N_PULLS, 1.0, len(arm))
+        assert np.all(np.abs(rewards.mean(axis=0) - env.means[list(arm)]) <= eps)
+
+
+def test_replay_accepts_booleans():
+    matrix = np.array([[True, False], [True, True], [False, False], [True, False]])
+    env = Replay(matrix)
+    assert np.array_equal(env.means, [0.75, 0.25])
+
+
+# --- Replay: the members of a pull answer the same question ----------------------------------
+
+def test_replay_semi_members_answer_the_same_question():
+    rng = np.random.default_rng(7)
+    base = (rng.random((30, 4)) < 0.5).astype(int)
+    base[0, 0], base[1, 0] = 0, 1  # column 0 is not constant
+    matrix = np.column_stack([base, base[:, 0]])  # worker 4 is a copy of worker 0
+    env = Replay(matrix, feedback="semi", seed=8)
+    rows = {tuple(row) for row in matrix}
+    seen = set()
+    for _ in range(3000):
+        rewards = env.pull((0, 1, 2, 3, 4))
+        assert rewards[0] == rewards[4]  # identical columns always agree
+        assert tuple(int(v) for v in rewards) in rows  # the rewards are one question's row
+        seen.add(rewards[0])
+        sub = env.pull((4, 0))
+        assert sub[0] == sub[1]
+    assert seen == {0.0, 1.0}  # both answers occur, so the agreement is not trivial
+
+
+def test_replay_full_reward_is_a_row_sum():
+    rng = np.random.default_rng(9)
+    matrix = replay_matrix(rng, n_questions=25, n_workers=7)
+    arm = (0, 2, 5, 6)
+    possible = set(matrix[:, list(arm)].sum(axis=1).astype(float))
+    env = Replay(matrix, feedback="full", seed=10)
+    observed = {env.pull(arm) for _ in range(3000)}
+    assert observed <= possible
+    # 3000 draws from 25 equally likely questions: every distinct row sum appears
+    # (P(some question never drawn) <= 25 (24/25)^3000 < 1e-50).
+    assert observed == possible
+
+
+# --- full feedback is the sum of the semi feedback of the same draw ------------------------
+
+@pytest.mark.parametrize("make", [
+    lambda feedback: BernoulliTeam([0.2, 0.6, 0.5, 0.9, 0.4], feedback=feedback, seed=55),
+    lambda feedback: Replay(replay_matrix(np.random.default_rng(3), 20, 5), feedback=feedback, seed=55),
+])
+def test_full_is_sum_of_semi_for_same_seed(make):
+    full, semi = make("full"), make("semi")
+    arms = [(0, 1, 2), (1, 3, 4), (0, 4), (2, 3, 4)]
+    for t in range(2000):
+        arm = arms[t % len(arms)]
+        assert full.pull(arm) == pytest.approx(float(np.sum(semi.pull(arm))), abs=1e-12)
+
+
+# --- noise scales --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("k", [1, 2, 3, 7])
+def test_noise_scales_as_documented(k):
+    means = np.linspace(0.1, 0.9, 8)
+    sigma = 1.3
+    assert GaussianSum(means, sigma, feedback="full").noise_scale(k) == pytest.approx(sigma)
+    assert GaussianSum(means, sigma, feedback="semi").noise_scale(k) == pytest.approx(sigma / math.sqrt(k))
+    assert BernoulliTeam(means, feedback="full").noise_scale(k) == pytest.approx(math.sqrt(k) / 2)
+    assert BernoulliTeam(means, feedback="semi").noise_scale(k) == pytest.approx(0.5)
+    matrix = (np.random.default_rng(k).random((10, 8)) < 0.5).astype(int)
+    assert Replay(matrix, feedback="full").noise_scale(k) == pytest.approx(k / 2)
+    assert Replay(matrix, feedback="semi").noise_scale(k) == pytest.approx(0.5)
+    # noise_scales is (per member, of the sum) regardless of the feedback kind
+    assert GaussianSum(means, sigma, feedback="semi").noise_scales(k) == pytest.approx((sigma / math.sqrt(k), sigma))
+
+
+def _log_mgf_centred(values, probabilities, lambdas):
+    values = np.asarray(values, dtype=float)
+    mu = float(np.dot(probabilities, values))
+    return np.array([math.log(float(np.dot(probabilities, np.exp(lam * (values - mu))))) for lam in lambdas])
+
+
+LAMBDAS = np.concatenate([-np.geomspace(1e-3, 30, 60), np.geomspace(1e-3, 30, 60)])
+
+
+def test_bernoulli_declared_scale_is_sub_gaussian_exactly():
+    # Exact law of the sum of independent Bernoulli members (convolution), and the
+    # sub-Gaussian condition log E exp(lam (S - mu)) <= lam^2 R^2 / 2 for a grid of lam.
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        means = rng.uniform(0, 1, size=6)
+        means[0] = 0.5  # the worst case for the variance
+        env = BernoulliTeam(means, feedback="full")
+        for k in (1, 3, 5):
+            law = np.array([1.0])
+            for p in means[:k]:
+                law = np.convolve(law, [1 - p, p])
+            R = env.noise_scale(k)
+            lhs = _log_mgf_centred(np.arange(k + 1), law, LAMBDAS)
+            assert np.all(lhs <= LAMBDAS ** 2 * R ** 2 / 2 + 1e-12)
+            # and the semi scale holds for each member
+            r = BernoulliTeam(means, feedback="semi").noise_scale(k)
+            lhs = _log_mgf_centred([0, 1], [1 - means[0], means[0]], LAMBDAS)
+            assert np.all(lhs <= LAMBDAS ** 2 * r ** 2 / 2 + 1e-12)
+
+
+def test_replay_declared_scale_bounds_the_noise():
+    rng = np.random.default_rng(12)
+    for _ in range(10):
+        matrix = replay_matrix(rng, n_questions=30, n_workers=8)
+        env = Replay(matrix, feedback="full", seed=int(rng.integers(1 << 30)))
+        for arm in [(0, 1), (2, 3, 4), (0, 1, 2, 3, 4, 5, 6)]:
+            k = len(arm)
+            R = env.noise_scale(k)
+            sums = matrix[:, list(arm)].sum(axis=1)
+            # exact law: question drawn uniformly; sub-Gaussian with the declared R
+            lhs = _log_mgf_centred(sums, np.full(len(sums), 1 / len(sums)), LAMBDAS)
+            assert np.all(lhs <= LAMBDAS ** 2 * R ** 2 / 2 + 1e-12)
+            mu = env.means[list(arm)].sum()
+            for _ in range(300):
+                reward = env.pull(arm)
+                assert 0.0 <= reward <= k
+                assert abs(reward - mu) <= k and abs(reward - mu) <= 2 * R
+            # Hoeffding's range condition: the sum's range is at most 2R (here equal, as
+            # rows 0 and 1 are all-wrong and all-right).
+            assert sums.max() - sums.min() == 2 * R
+
+
+def test_bernoulli_full_reward_bounded():
+    env = BernoulliTeam(np.linspace(0.05, 0.95, 7), feedback="full", seed=13)
+    for k in (1, 3, 6):
+        arm = tuple(range(k))
+        mu = env.means[:k].sum()
+        for _ in range(500):
+            reward = env.pull(arm)
+            assert 0.0 <= reward <= k and float(reward).is_integer()
+            assert abs(reward - mu) <= k
+
+
+# --- seeding -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("make", [
+    lambda seed, fb: GaussianSum([0.1, 0.2, 0.3, 0.4], 1.0, feedback=fb, seed=seed),
+    lambda seed, fb: BernoulliTeam([0.1, 0.2, 0.3, 0.4], feedback=fb, seed=seed),
+    lambda seed, fb: Replay(replay_matrix(np.random.default_rng(0), 50, 4), feedback=fb, seed=seed),
+])
+@pytest.mark.parametrize("feedback", ["full", "semi"])
+def test_same_seed_same_rewards_different_seed_different(make, feedback):
+    arms = [(0, 1), (1, 2, 3), (0, 3), (2, 3)]
+
+    def sequence(seed, length=6000):  # longer than one internal block of draws
+        env = make(seed, feedback)
+        return [np.atleast_1d(env.pull(arms[t % 4])).tolist() for t in range(length)]
+
+    first = sequence(2024)
+    assert sequence(2024) == first
+    assert sequence(np.random.SeedSequence(2024)) == first
+    # Different seeds: two independent sequences of 6000 pulls coincide with negligible
+    # probability (for the discrete environments each pull agrees with probability < 0.9).
+    assert sequence(2025) != first
+
+
+def test_generator_seed_is_used_as_is():
+    a = GaussianSum([0.0, 1.0], seed=np.random.default_rng(5))
+    b = GaussianSum([0.0, 1.0], seed=np.random.default_rng(5))
+    assert [a.pull((0, 1)) for _ in range(100)] == [b.pull((0, 1)) for _ in range(100)]
+
+
+def test_means_are_read_only_copies():
+    source = np.array([0.1, 0.2, 0.3])
+    env = GaussianSum(source)
+    source[0] = 99.0
+    assert env.means[0] == 0.1
+    with pytest.raises(ValueError):
+        env.means[0] = 5.0
+
+
+# --- validation ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("means", [[0.1, np.nan, 0.3], [0.1, np.inf, 0.2]])
+def test_non_finite_means_raise(means):
+    with pytest.raises(InvalidParameterError, match="means must contain only finite values"):
+        GaussianSum(means)
+    with pytest.raises(InvalidParameterError, match="means"):
+        BernoulliTeam(means)
+
+
+def test_too_few_arms_raise():
+    with pytest.raises(InvalidParameterError, match="at least 2 arms"):
+        GaussianSum([0.5])
+    with pytest.raises(InvalidParameterError, match="means"):
+        GaussianSum([[0.1, 0.2], [0.3, 0.4]])
+
+
+@pytest.mark.parametrize("cls", [GaussianSum, BernoulliTeam])
+def test_bad_feedback_raises(cls):
+    with pytest.raises(InvalidParameterError, match=r"feedback='x' is not one of the allowed values: 'full', 'semi'"):
+        cls([0.1, 0.2, 0.3], feedback="x")
+
+
+def test_replay_bad_feedback_raises():
+    with pytest.raises(InvalidParameterError, match=r"feedback='x'"):
+        Replay([[0, 1], [1, 1]], feedback="x")
+
+
+@pytest.mark.parametrize("sigma", [0.0, -1.0, math.nan, math.inf])
+def test_bad_sigma_raises(sigma):
+    with pytest.raises(InvalidParameterError, match="sigma"):
+        GaussianSum([0.1, 0.2], sigma)
+
+
+def test_sigma_wrong_type_raises():
+    with pytest.raises(TypeError, match="sigma"):
+        GaussianSum([0.1, 0.2], "1.0")
+
+
+@pytest.mark.parametrize("means", [[0.5, 1.01], [-0.01, 0.5], [0.2, 2.0, 0.3]])
+def test_bernoulli_means_outside_unit_interval_raise(means):
+    with pytest.raises(InvalidParameterError, match=r"\[0, 1\]"):
+        BernoulliTeam(means)
+
+
+@pytest.mark.parametrize("matrix, pattern", [
+    ([[0, 1], [2, 1]], "only 0/1"),
+    ([[0, 1], [0.5, 1]], "only 0/1"),
+    ([[0, 1], [np.nan, 1]], "only 0/1"),
+    ([0, 1, 1], "2-D"),
+    (np.zeros((0, 3)), "2-D"),
+    ([[0], [1]], "at least 2 arms"),
+])
+def test_replay_bad_matrix_raises(matrix, pattern):
+    with pytest.raises(InvalidParameterError, match=pattern):
+        Replay(matrix)
+
+
+@pytest.mark.parametrize("feedback", ["full", "semi"])
+@pytest.mark.parametrize("super_arm", [(0, 4), (-1, 2), (1, 1), (0, 2, 2), ()])
+def test_bad_super_arm_raises(feedback, super_arm):
+    envs = [GaussianSum([0.1, 0.2, 0.3, 0.4], feedback=feedback),
+            BernoulliTeam([0.1, 0.2, 0.3, 0.4], feedback=feedback),
+            Replay([[0, 1, 1, 0], [1, 1, 0, 0]], feedback=feedback)]
+    for env in envs:
+        with pytest.raises(InvalidParameterError, match=r"must hold distinct arm indices in 0\.\.3"):
+            env.pull(super_arm)
+        # a rejected super-arm stays rejected (no caching of failures as successes)
+        with pytest.raises(InvalidParameterError):
+            env.pull(list(super_arm))
+
+
+@pytest.mark.parametrize("super_arm", [(0.5, 2), (0, 2.9)])
+def test_non_integer_arm_index_raises(super_arm):
+    # 0.5 or 2.9 is not an arm index; truncating it pulls a super-arm the caller did not ask for.
+    env = GaussianSum([0.1, 0.2, 0.3, 0.4], seed=0)
+    with pytest.raises((InvalidParameterError, TypeError)):
+        env.pull(super_arm)
+
+
+def test_bad_labels_raise():
+    with pytest.raises(InvalidParameterError, match="labels must have length n=3"):
+        GaussianSum([0.1, 0.2, 0.3], labels=["a", "b"])
+    assert GaussianSum([0.1, 0.2, 0.3], labels=["a", "b", 7]).labels == ("a", "b", "7")
+
+
+def test_negative_seed_raises():
+    with pytest.raises(InvalidParameterError, match="seed"):
+        GaussianSum([0.1, 0.2], seed=-1)
