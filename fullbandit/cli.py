@@ -1,4 +1,4 @@
-"""Command line: ``fullbandit solve`` (thin: parse, call the library, print)."""
+"""Command line: ``fullbandit solve`` and ``fullbandit bench`` (thin: parse, call the library, print)."""
 
 from __future__ import annotations
 
@@ -51,7 +51,45 @@ def _parser() -> argparse.ArgumentParser:
                        help="override the reward model's sub-Gaussian noise scale R")
     solve.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     solve.add_argument("--json", action="store_true", help="print the result as JSON")
+    bench = commands.add_parser(
+        "bench", help="run a named benchmark suite and write its CSV and PNG",
+        description="Run a named suite through the experiment runner. Results are appended to "
+                    "OUT/NAME.csv as runs finish; running again skips finished runs.")
+    bench.add_argument("name", nargs="?", help="suite name (see --list)")
+    bench.add_argument("--list", action="store_true", help="list the suites and exit")
+    bench.add_argument("--runs", type=int, default=None, help="seeds per grid cell (default: the suite's)")
+    bench.add_argument("--jobs", type=int, default=1, help="local processes (default: 1, sequential)")
+    bench.add_argument("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://10.0.0.5:8786")
+    bench.add_argument("--out", default="benchmarks/out", help="output folder (default: benchmarks/out)")
+    bench.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     return parser
+
+
+def bench(args) -> int:
+    from pathlib import Path
+
+    from fullbandit.experiments import run_grid
+    from fullbandit.experiments.suites import SUITES, get_suite
+    if args.list or args.name is None:
+        for suite in SUITES.values():
+            print(f"{suite.name:<16} {suite.description}")
+        return 0
+    suite = get_suite(args.name)
+    runs = suite.default_runs if args.runs is None else check_int("runs", args.runs, low=1)
+    jobs = check_int("jobs", args.jobs, low=1)
+    backend = "dask" if args.scheduler else ("processes" if jobs > 1 else "sequential")
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    frame = run_grid(suite.build(runs), backend=backend, jobs=jobs, scheduler=args.scheduler,
+                     out=out / f"{suite.name}.csv", progress=False if args.no_progress else None)
+    suite.plot(frame, out / f"{suite.name}.png")
+    swept = [c for c in ("n", "k") if c in frame.columns and frame[c].nunique() > 1]
+    summary = frame.groupby(["algorithm", *swept]).agg(
+        runs=("pulls", "size"), mean_pulls=("pulls", "mean"), error_rate=("correct", lambda ok: 1 - ok.mean()),
+        mean_seconds=("wall_time", "mean"))
+    print(summary.to_string(float_format=lambda value: f"{value:,.4g}"))
+    print(f"wrote {out / (suite.name + '.csv')} and {out / (suite.name + '.png')} ({backend} backend)")
+    return 0
 
 
 def solve(args) -> int:
@@ -83,6 +121,8 @@ def main(argv=None) -> int:
     try:
         if args.command == "solve":
             return solve(args)
+        if args.command == "bench":
+            return bench(args)
     except (InvalidParameterError, TypeError) as error:
         print(f"fullbandit: error: {error}", file=sys.stderr)
         return 2

@@ -76,4 +76,4 @@ def run(algorithm, environment, *, progress: bool | None = None) -> Result:
                   stop_reason=partial.stop_reason,
                   constants={**partial.constants, "noise_scale_source": noise_source},
                   wall_time=wall_time, checks=partial.checks, best=best, gap=gap,
-                  epsilon_optimal=gap <= algorithm.epsilon + 1e-12, labels=labels)
+                  epsilon_optimal=problem.is_optimal(partial.answer, environment.means) or gap <= algorithm.epsilon, labels=labels)

@@ -18,6 +18,7 @@ import numpy as np
 from fullbandit._validation import InvalidParameterError, check_int, check_k, check_vector
 
 SuperArm = tuple[int, ...]
+_ROUNDING = 1e-12  # relative size of a sum's rounding error: gaps below it are ties
 
 
 @dataclass(frozen=True)
@@ -98,9 +99,18 @@ class TopK:
         return float(theta[list(self.check_super_arm(super_arm))].sum())
 
     def gap(self, super_arm, theta) -> float:
-        """``theta(M*) - theta(M)`` (zero for an optimal super-arm, never negative)."""
+        """``theta(M*) - theta(M)`` (zero for an optimal super-arm, never negative).
+
+        Both values are summed over sorted indices, so ``M = M*`` gives exactly zero.
+        """
         theta = check_vector("theta", theta, length=self.n)
-        return max(0.0, float(np.sort(theta)[-self.k:].sum()) - self.value(super_arm, theta))
+        return max(0.0, self.value(self.best(theta), theta) - self.value(super_arm, theta))
+
+    def is_optimal(self, super_arm, theta) -> bool:
+        """Whether ``super_arm`` attains the best value (up to rounding, so ties count)."""
+        theta = check_vector("theta", theta, length=self.n)
+        scale = max(1.0, float(np.abs(theta).sum()))
+        return self.gap(super_arm, theta) <= _ROUNDING * scale
 
     def indicator(self, super_arm) -> np.ndarray:
         """The 0/1 vector ``x_M`` of length ``n``."""

@@ -75,3 +75,38 @@ def test_console_entry_point_runs_as_a_module():
                                 "--no-progress"], capture_output=True, text=True, timeout=120)
     assert completed.returncode == 0, completed.stderr
     assert "stopping rule" in completed.stdout
+
+
+def _tiny_suite():
+    from functools import partial
+
+    from experiment_factories import saqm, two_level_instance
+    from fullbandit.experiments import Factory, Grid
+    from fullbandit.experiments.suites import Suite, _support_plot
+
+    def build(runs):
+        return Grid({"saqm": Factory(saqm)}, {"two-level": Factory(partial(two_level_instance, separation=0.4),
+                                                                  {"n": [4, 5]})}, seeds=runs)
+    return Suite("tiny", "a fast suite for tests", build, _support_plot, default_runs=2)
+
+
+def test_bench_lists_suites(capsys):
+    assert main(["bench", "--list"]) == 0
+    assert "saqm-support" in capsys.readouterr().out
+
+
+def test_bench_writes_csv_and_png_and_resumes(tmp_path, monkeypatch, capsys):
+    from fullbandit.experiments import suites
+    monkeypatch.setitem(suites.SUITES, "tiny", _tiny_suite())
+    assert main(["bench", "tiny", "--runs", "3", "--out", str(tmp_path), "--no-progress"]) == 0
+    import pandas as pd
+    frame = pd.read_csv(tmp_path / "tiny.csv")
+    assert len(frame) == 2 * 3 and frame["key"].is_unique
+    assert (tmp_path / "tiny.png").stat().st_size > 1000
+    assert main(["bench", "tiny", "--runs", "3", "--out", str(tmp_path), "--no-progress", "--jobs", "2"]) == 0
+    assert len(pd.read_csv(tmp_path / "tiny.csv")) == 6  # everything was finished: nothing rerun
+
+
+def test_bench_unknown_suite_is_refused(capsys):
+    assert main(["bench", "nope", "--no-progress"]) == 2
+    assert "suite='nope' is not one of the allowed values: 'saqm-support'" in capsys.readouterr().err

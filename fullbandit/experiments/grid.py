@@ -1,0 +1,140 @@
+"""Describing an experiment: algorithms x instances x swept parameters x seeds.
+
+Every run of the grid is a :class:`Cell`. Its seeds are derived from the cell's own
+description, never from the worker or the order of execution, so a grid gives the same
+rows sequentially, on local processes or on a Dask cluster. The instance (and the
+environment's noise) depends only on the instance, its parameters and the seed index, so
+every algorithm meets the same instances and the same noise draws (common random
+numbers: comparisons between algorithms are paired).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import zlib
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from fullbandit._validation import InvalidParameterError, check_int
+
+
+@dataclass(frozen=True)
+class Instance:
+    """What an instance factory returns: the decision class and a seeded environment."""
+
+    problem: object
+    environment: object
+    description: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Factory:
+    """A named factory with parameters to sweep.
+
+    ``make`` must be picklable (a module-level function or a ``functools.partial`` of one)
+    so cells can travel to other processes. For an algorithm: ``make(problem, seed, **params)``;
+    for an instance: ``make(rng, **params) -> Instance``.
+    """
+
+    make: Callable
+    sweep: Mapping[str, Iterable] = field(default_factory=dict)
+
+    def settings(self) -> list[dict]:
+        names = sorted(self.sweep)
+        values = [list(self.sweep[name]) for name in names]
+        return [dict(zip(names, combination)) for combination in itertools.product(*values)]
+
+
+def _stable_hash(text: str) -> int:
+    return zlib.crc32(text.encode())
+
+
+def _canonical(params: Mapping) -> str:
+    return json.dumps(dict(params), sort_keys=True, default=str)
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One run: an algorithm with its parameters, on an instance with its parameters, one seed."""
+
+    algorithm: str
+    algorithm_params: tuple
+    instance: str
+    instance_params: tuple
+    seed: int
+    base_seed: int
+
+    @property
+    def key(self) -> str:
+        """Stable identifier, used to skip finished runs when a grid is resumed."""
+        return "|".join([self.algorithm, _canonical(dict(self.algorithm_params)), self.instance,
+                         _canonical(dict(self.instance_params)), str(self.seed), str(self.base_seed)])
+
+    def instance_seed(self) -> np.random.SeedSequence:
+        """Seed of the instance and its environment: independent of the algorithm."""
+        instance_key = self.instance + _canonical(dict(self.instance_params))
+        return np.random.SeedSequence([self.base_seed, _stable_hash(instance_key), self.seed])
+
+    def algorithm_seed(self) -> np.random.SeedSequence:
+        algorithm_key = self.algorithm + _canonical(dict(self.algorithm_params))
+        instance_key = self.instance + _canonical(dict(self.instance_params))
+        return np.random.SeedSequence([self.base_seed, _stable_hash(instance_key), self.seed,
+                                       _stable_hash(algorithm_key)])
+
+
+@dataclass(frozen=True)
+class Grid:
+    """The cartesian product of algorithms, instances, their swept parameters and seeds.
+
+    Parameters
+    ----------
+    algorithms : mapping of name to Factory
+    instances : mapping of name to Factory
+    seeds : int or iterable of int
+        ``runs`` (seeds ``0 .. runs-1``) or explicit seed indices.
+    base_seed : int
+        Changes every derived seed at once.
+    metrics : callable, optional
+        ``metrics(result, instance) -> dict`` of extra columns (e.g. aggregate regret).
+    """
+
+    algorithms: Mapping[str, Factory]
+    instances: Mapping[str, Factory]
+    seeds: object = 10
+    base_seed: int = 0
+    metrics: Callable | None = None
+
+    def __post_init__(self):
+        if not self.algorithms:
+            raise InvalidParameterError("algorithms must name at least one algorithm factory")
+        if not self.instances:
+            raise InvalidParameterError("instances must name at least one instance factory")
+        for label, factories in (("algorithms", self.algorithms), ("instances", self.instances)):
+            for name, factory in factories.items():
+                if not isinstance(factory, Factory):
+                    raise TypeError(f"{label}[{name!r}] must be a Factory, got {type(factory).__name__}")
+        check_int("base_seed", self.base_seed, low=0)
+
+    def seed_indices(self) -> list[int]:
+        if isinstance(self.seeds, int):
+            return list(range(check_int("seeds", self.seeds, low=1)))
+        indices = [check_int("seed", seed, low=0) for seed in self.seeds]
+        if len(set(indices)) != len(indices):
+            raise InvalidParameterError("seeds must not repeat an index")
+        return indices
+
+    def cells(self) -> list[Cell]:
+        """Every run, in a fixed order (instances outermost, seeds innermost)."""
+        cells = []
+        for instance_name, instance in self.instances.items():
+            for instance_params in instance.settings():
+                for algorithm_name, algorithm in self.algorithms.items():
+                    for algorithm_params in algorithm.settings():
+                        for seed in self.seed_indices():
+                            cells.append(Cell(algorithm_name, tuple(sorted(algorithm_params.items())),
+                                              instance_name, tuple(sorted(instance_params.items())),
+                                              seed, self.base_seed))
+        return cells

@@ -1,0 +1,87 @@
+"""Named benchmark suites for ``fullbandit bench``: each builds a grid and draws its figure.
+
+Factories are module-level functions so that cells can travel to other processes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+import pandas as pd
+
+from fullbandit._validation import check_choice
+from fullbandit.datasets.synthetic import kuroki_planted_gap
+from fullbandit.environments import GaussianSum
+from fullbandit.experiments.grid import Factory, Grid, Instance
+from fullbandit.experiments.plots import plot_error_rates, plot_metric
+from fullbandit.full.saqm import SAQM
+from fullbandit.problem import TopK
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A named grid with its figure. ``build(runs)`` gives the grid; ``plot(frame, path)`` writes a PNG."""
+
+    name: str
+    description: str
+    build: Callable[[int], Grid]
+    plot: Callable[[pd.DataFrame, Path], None]
+    default_runs: int
+
+
+def planted_gap_instance(rng, n: int, k: int, min_gap: float, sigma: float) -> Instance:
+    """Kuroki et al. (2020), section 5: planted-gap means, Gaussian noise ``N(0, sigma^2)`` on the sum."""
+    synthetic = kuroki_planted_gap(n, k, min_gap, rng, shuffle=True)
+    environment = GaussianSum(synthetic.means, sigma=sigma, seed=rng)
+    return Instance(TopK(n, k), environment)
+
+
+def saqm_factory(problem, seed, *, support: str, support_factor: int | None = None, epsilon: float = 0.0,
+                 delta: float = 0.05, **options) -> SAQM:
+    """SAQM with a support given as a kind and, for random supports, a size in multiples of n
+    (capped at the number of super-arms)."""
+    size = None if support_factor is None else min(support_factor * problem.n, problem.size)
+    return SAQM(problem, epsilon=epsilon, delta=delta, support=support, support_size=size, seed=seed, **options)
+
+
+def _support_grid(runs: int) -> Grid:
+    algorithms = {
+        "SAQM cyclic windows": Factory(partial(saqm_factory, support="cyclic")),
+        "SAQM random n": Factory(partial(saqm_factory, support="random", support_factor=1)),
+        "SAQM random 2n": Factory(partial(saqm_factory, support="random", support_factor=2)),
+        "SAQM random 4n": Factory(partial(saqm_factory, support="random", support_factor=4)),
+    }
+    instances = {"planted gap": Factory(partial(planted_gap_instance, k=3, min_gap=0.2, sigma=0.2),
+                                        {"n": [7, 10, 13, 16]})}
+    return Grid(algorithms, instances, seeds=runs)
+
+
+def _support_plot(frame: pd.DataFrame, path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    figure, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+    plot_metric(frame, "n", "pulls", ax=left, logy=True,
+                title="SAQM sample complexity by support (k=3, gap 0.2, sigma 0.2)")
+    plot_error_rates(frame, ax=right, delta=0.05, title="error rate (answer not optimal)")
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+
+
+SUITES: dict[str, Suite] = {
+    "saqm-support": Suite(
+        "saqm-support",
+        "SAQM with a uniform allocation over cyclic windows vs random supports of n, 2n, 4n "
+        "super-arms, on planted-gap instances (Kuroki et al. 2020, section 5): pulls against n, "
+        "and error rates.",
+        _support_grid, _support_plot, default_runs=20),
+}
+
+
+def get_suite(name: str) -> Suite:
+    """The suite called ``name`` (see :data:`SUITES`)."""
+    return SUITES[check_choice("suite", name, tuple(SUITES))]

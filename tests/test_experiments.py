@@ -1,0 +1,154 @@
+"""The experiment runner: backend-independent results, resumable files, plots."""
+
+import math
+from functools import partial
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+
+from fullbandit.experiments import Factory, Grid, run_grid
+from fullbandit.experiments.plots import mean_with_band, plot_error_rates, plot_metric, wilson_interval
+from fullbandit.experiments.store import ResultStore
+
+from experiment_factories import failing_instance, regret_metric, saqm, two_level_instance
+
+SEEDS = 6
+
+
+def _grid(**instance_options):
+    instance = partial(two_level_instance, **instance_options) if instance_options else two_level_instance
+    return Grid(algorithms={"saqm": Factory(saqm, {"epsilon": [0.0, 0.1]})},
+                instances={"two-level": Factory(instance, {"n": [4, 5], "separation": [0.3]})},
+                seeds=SEEDS, metrics=regret_metric)
+
+
+def _comparable(frame):
+    return frame.drop(columns=["wall_time"]).reset_index(drop=True)
+
+
+def test_rows_are_complete_and_tidy():
+    frame = run_grid(_grid(), progress=False)
+    assert len(frame) == 2 * 2 * SEEDS
+    assert frame["key"].is_unique
+    assert set(frame["epsilon"]) == {0.0, 0.1} and set(frame["n"]) == {4, 5}
+    # metrics and instance descriptions become columns, and they are right
+    assert (frame["double_pulls"] == 2 * frame["pulls"]).all()
+    assert (frame["simple_regret"] == frame["gap"]).all()
+    assert np.allclose(frame["top_mean"], 0.5)
+    assert ((frame["gap"] == 0) == frame["correct"]).all()
+    assert ((frame["precision"] == 1.0) == (frame["answer"] == frame["best"])).all()
+
+
+def test_same_grid_same_rows_sequential_processes_and_dask(tmp_path):
+    distributed = pytest.importorskip("distributed", reason="dask.distributed is a test dependency")
+    sequential = run_grid(_grid(), backend="sequential", out=tmp_path / "seq.csv", progress=False)
+    processes = run_grid(_grid(), backend="processes", jobs=2, out=tmp_path / "proc.csv", progress=False)
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
+                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+        dask = run_grid(_grid(), backend="dask", scheduler=client, out=tmp_path / "dask.csv", progress=False)
+    pd.testing.assert_frame_equal(_comparable(sequential), _comparable(processes))
+    pd.testing.assert_frame_equal(_comparable(sequential), _comparable(dask))
+
+
+def test_in_memory_and_file_results_agree(tmp_path):
+    in_memory = run_grid(_grid(), progress=False)
+    on_file = run_grid(_grid(), out=tmp_path / "r.csv", progress=False)
+    pd.testing.assert_frame_equal(_comparable(in_memory), _comparable(on_file), check_dtype=False)
+
+
+def test_instances_and_noise_are_shared_across_algorithms():
+    # Common random numbers: the same instance seed gives the same means for every algorithm.
+    frame = run_grid(_grid(), progress=False)
+    bests = frame.pivot_table(index=["n", "seed"], columns="epsilon", values="best", aggfunc="first")
+    assert (bests[0.0] == bests[0.1]).all()
+
+
+def test_an_interrupted_grid_resumes_without_duplicates_or_losses(tmp_path):
+    flag = tmp_path / "crash"
+    flag.write_text("")
+    out = tmp_path / "results.csv"
+    grid = _grid(fail_flag=str(flag))
+    grid = Grid(grid.algorithms, {"two-level": Factory(partial(failing_instance, fail_flag=str(flag)),
+                                                       {"n": [4, 5], "separation": [0.3]})},
+                seeds=SEEDS, metrics=regret_metric)
+    with pytest.raises(RuntimeError, match="simulated crash"):
+        run_grid(grid, out=out, progress=False)
+    partial_rows = pd.read_csv(out)
+    assert 0 < len(partial_rows) < 2 * 2 * SEEDS
+    flag.unlink()
+    resumed = run_grid(grid, out=out, progress=False)
+    assert len(resumed) == 2 * 2 * SEEDS and resumed["key"].is_unique
+    assert len(pd.read_csv(out)) == 2 * 2 * SEEDS  # nothing written twice
+    # rows written before the crash are kept as they were, and equal a clean run's
+    reference = run_grid(_grid(), progress=False).set_index("key")
+    kept = resumed.set_index("key").loc[partial_rows["key"]]
+    assert (kept["pulls"] == reference.loc[partial_rows["key"], "pulls"]).all()
+    assert set(resumed["answer"]) and (resumed.set_index("key")["pulls"] == reference["pulls"]).all()
+
+
+def test_a_cut_last_line_is_dropped_and_rerun(tmp_path):
+    out = tmp_path / "results.csv"
+    complete = run_grid(_grid(), out=out, progress=False)
+    text = out.read_text()
+    out.write_text(text[: text.rstrip("\n").rfind("\n") + 1] + text.rstrip("\n").splitlines()[-1][:25])
+    repaired = run_grid(_grid(), out=out, progress=False)
+    assert len(repaired) == len(complete) and repaired["key"].is_unique
+    pd.testing.assert_frame_equal(_comparable(repaired), _comparable(complete))
+
+
+def test_a_file_of_another_grid_is_refused(tmp_path):
+    out = tmp_path / "results.csv"
+    ResultStore(out, ["key", "something", "else"])
+    with pytest.raises(ValueError, match="holds results of a different grid"):
+        run_grid(_grid(), out=out, progress=False)
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    (dict(backend="threads"), "backend='threads' is not one of the allowed values"),
+    (dict(jobs=0), "jobs=0 must satisfy 1 <= jobs"),
+    (dict(backend="dask"), "needs scheduler="),
+])
+def test_bad_runner_arguments(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        run_grid(_grid(), progress=False, **kwargs)
+
+
+def test_parameter_names_may_not_clash():
+    grid = Grid({"saqm": Factory(saqm, {"pulls": [1]})}, {"x": Factory(two_level_instance, {"n": [4]})})
+    with pytest.raises(ValueError, match=r"\['pulls'\]"):
+        run_grid(grid, progress=False)
+
+
+def test_mean_band_and_wilson_interval_match_closed_forms():
+    values = np.array([1.0, 2.0, 4.0, 7.0])
+    mean, low, high = mean_with_band(values, 0.9)
+    half = stats.norm.ppf(0.95) * values.std(ddof=1) / math.sqrt(4)
+    assert (mean, low, high) == pytest.approx((3.5, 3.5 - half, 3.5 + half))
+    for successes, trials in [(0, 20), (3, 50), (50, 50), (17, 40)]:
+        expected = stats.binomtest(successes, trials).proportion_ci(0.95, method="wilson")
+        assert wilson_interval(successes, trials) == pytest.approx((expected.low, expected.high))
+
+
+def test_plots_draw_one_line_per_algorithm_and_one_bar_per_algorithm(tmp_path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    frame = run_grid(_grid(), progress=False)
+    frame["label"] = frame["epsilon"].map(lambda e: f"eps={e}")
+    figure, (left, right) = plt.subplots(1, 2)
+    plot_metric(frame, "n", "pulls", hue="label", ax=left)
+    assert len(left.lines) == 2
+    for line, (label, group) in zip(left.lines, frame.groupby("label")):
+        assert list(line.get_ydata()) == pytest.approx(list(group.groupby("n")["pulls"].mean()))
+    frame.loc[frame.index[:3], "correct"] = False
+    plot_error_rates(frame, success="correct", by="label", ax=right)
+    heights = [patch.get_height() for patch in right.patches]
+    expected = [1 - frame[frame["label"] == label]["correct"].mean() for label in sorted(frame["label"].unique())]
+    assert heights == pytest.approx(expected)
+    figure.savefig(tmp_path / "f.png")
+    assert (tmp_path / "f.png").stat().st_size > 1000
+    plt.close(figure)
+    with pytest.raises(ValueError, match="not in the results"):
+        plot_metric(frame, "n", "nonexistent")
