@@ -14,12 +14,12 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import csv
 import math
 import time
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 import fullbandit as fb
 from fullbandit.allocation import cyclic_windows, design_condition_number, random_support
@@ -76,10 +76,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     rows = [measure(n, args.seed) for n in args.sizes]
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    with open(args.out, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    pd.DataFrame(rows).to_csv(args.out, index=False)
     print(f"{'n':>5} {'k':>4} {'support':>8} {'pull (us)':>10} {'check (ms)':>11} {'check/pull':>11}")
     for row in rows:
         print(f"{row['n']:>5} {row['k']:>4} {row['support_size']:>8} {row['pull_seconds'] * 1e6:>10.2f} "

@@ -12,12 +12,11 @@ Usage:
 from __future__ import annotations
 
 import argparse
-import csv
 import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
+import pandas as pd
 
 import fullbandit as fb
 from fullbandit.experiments import Factory, Grid, Instance, run_grid
@@ -79,10 +78,7 @@ def main(argv=None):
     for row in rows:
         row["relative_to_sequential_in_memory"] = row["seconds_per_run"] / base
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    with open(args.out, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    pd.DataFrame(rows).to_csv(args.out, index=False)
     print(f"{'backend':<11} {'jobs':>4} {'csv':>5} {'ms/run':>8} {'ratio':>6}")
     for row in rows:
         print(f"{row['backend']:<11} {row['jobs']:>4} {str(row['csv']):>5} {row['seconds_per_run'] * 1e3:>8.3f} "

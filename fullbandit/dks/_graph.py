@@ -53,3 +53,23 @@ def induced_weight(W, vertices) -> float:
     idx = np.asarray(list(vertices), dtype=np.intp)
     block = np.asarray(W)[np.ix_(idx, idx)]
     return float((block.sum() - np.trace(block)) / 2.0)
+
+
+def sparse_weights(G, weight: str = "weight") -> tuple[list, "scipy.sparse.csr_array"]:
+    """Node list and symmetric CSR weight matrix (missing ``weight`` counts 1, self-loops dropped)."""
+    import scipy.sparse as sparse
+    nodes = list(G.nodes)
+    W = nx.to_scipy_sparse_array(G, nodelist=nodes, weight=weight, dtype=float, format="csr")
+    W.setdiag(0.0)
+    W.eliminate_zeros()
+    if W.nnz and not np.all(np.isfinite(W.data)):
+        raise InvalidParameterError(f"edge attribute {weight!r} must be finite on every edge")
+    if W.nnz and np.any(W.data < 0):
+        raise InvalidParameterError(f"edge attribute {weight!r} must be non-negative for densest-k-subgraph")
+    return nodes, sparse.csr_array(W)
+
+
+def is_sparse(W) -> bool:
+    """Whether ``W`` is a scipy sparse matrix or array."""
+    import scipy.sparse as sparse
+    return sparse.issparse(W)
