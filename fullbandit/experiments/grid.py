@@ -99,6 +99,8 @@ class Grid:
         Changes every derived seed at once.
     metrics : callable, optional
         ``metrics(result, instance) -> dict`` of extra columns (e.g. aggregate regret).
+    evaluation : Evaluation, optional
+        What a run measures (default: an identification run, :data:`fullbandit.experiments.evaluations.BANDIT`).
     """
 
     algorithms: Mapping[str, Factory]
@@ -106,8 +108,12 @@ class Grid:
     seeds: object = 10
     base_seed: int = 0
     metrics: Callable | None = None
+    evaluation: object = None
 
     def __post_init__(self):
+        if self.evaluation is None:
+            from fullbandit.experiments.evaluations import BANDIT
+            object.__setattr__(self, "evaluation", BANDIT)
         if not self.algorithms:
             raise InvalidParameterError("algorithms must name at least one algorithm factory")
         if not self.instances:

@@ -9,62 +9,47 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from fullbandit._validation import InvalidParameterError, check_choice, check_int
-from fullbandit.driver import run
-from fullbandit.experiments.grid import Cell, Factory, Grid, Instance
-from fullbandit.experiments.store import METRICS_COLUMN, ResultStore, expand_metrics
+from fullbandit.experiments.evaluations import METRICS_COLUMN
+from fullbandit.experiments.grid import Cell, Factory, Grid
+from fullbandit.experiments.store import ResultStore, expand_metrics
 
 BACKENDS = ("sequential", "processes", "dask")
-CORE_COLUMNS = ["key", "algorithm", "instance", "seed", "n", "k", "answer", "best", "correct",
-                "epsilon_optimal", "gap", "precision", "pulls", "stop_reason", "checks", "wall_time"]
+CELL_COLUMNS = ["key", "algorithm", "instance", "seed"]
 
 
 def _columns(grid: Grid) -> list[str]:
+    evaluation = grid.evaluation
     algorithm_params = {name for f in grid.algorithms.values() for name in f.sweep}
     instance_params = {name for f in grid.instances.values() for name in f.sweep}
-    # An instance may sweep n or k: the problem then has exactly those values.
-    shared_with_problem = {"n", "k"}
-    clash = ((algorithm_params & instance_params) | (algorithm_params & set(CORE_COLUMNS))
-             | (instance_params & (set(CORE_COLUMNS) - shared_with_problem)))
+    results = set(CELL_COLUMNS) | set(evaluation.columns)
+    clash = ((algorithm_params & instance_params) | (algorithm_params & results)
+             | (instance_params & (results - evaluation.sweepable)))
     if clash:
         raise InvalidParameterError(
             f"swept parameter names {sorted(clash)} are used twice (by an algorithm and an instance, "
             "or by a result column): rename one")
-    return (CORE_COLUMNS + sorted(instance_params - shared_with_problem) + sorted(algorithm_params)
-            + [METRICS_COLUMN])
+    return (CELL_COLUMNS + list(evaluation.columns) + sorted(instance_params - set(evaluation.columns))
+            + sorted(algorithm_params) + [METRICS_COLUMN])
 
 
-def _team(arms) -> str:
-    return "-".join(str(i) for i in arms)
-
-
-def run_cell(algorithm_factory: Factory, instance_factory: Factory, metrics, cell: Cell) -> dict:
+def run_cell(algorithm_factory: Factory, instance_factory: Factory, grid_metrics, evaluation, cell: Cell) -> dict:
     """Run one cell of a grid and return its row (a plain dict; picklable)."""
     instance_rng = np.random.default_rng(cell.instance_seed())
     instance = instance_factory.make(instance_rng, **dict(cell.instance_params))
-    if not isinstance(instance, Instance):
-        raise TypeError(f"instance factory {cell.instance!r} must return an Instance, got {type(instance).__name__}")
     algorithm = algorithm_factory.make(instance.problem, cell.algorithm_seed(), **dict(cell.algorithm_params))
-    result = run(algorithm, instance.environment, progress=False)
-    extra = {name: value for name, value in result.constants.items() if _is_scalar(value)}
-    extra.update(instance.description)
-    if metrics is not None:
-        extra.update(metrics(result, instance))
+    values = evaluation.evaluate(algorithm, instance)
+    result = values.pop("_result", None)
+    metrics = dict(values.pop(METRICS_COLUMN, {}))
+    if grid_metrics is not None:
+        metrics.update(grid_metrics(result, instance))
     return {"key": cell.key, "algorithm": cell.algorithm, "instance": cell.instance, "seed": cell.seed,
-            "n": instance.problem.n, "k": instance.problem.k, "answer": _team(result.answer),
-            "best": _team(result.best), "correct": instance.problem.is_optimal(result.answer, instance.environment.means), "epsilon_optimal": result.epsilon_optimal,
-            "gap": result.gap,
-            "precision": len(set(result.answer) & set(result.best)) / len(result.best), "pulls": result.pulls, "stop_reason": result.stop_reason, "checks": result.checks,
-            "wall_time": result.wall_time, **dict(cell.instance_params), **dict(cell.algorithm_params),
-            METRICS_COLUMN: extra}
-
-
-def _is_scalar(value) -> bool:
-    return isinstance(value, (bool, int, float, str)) and not (isinstance(value, int) and abs(value) > 2**53)
+            **values, **dict(cell.instance_params), **dict(cell.algorithm_params), METRICS_COLUMN: metrics}
 
 
 def _execute(grid: Grid, cells: list[Cell], backend: str, jobs: int, scheduler) -> Iterator[dict]:
     """Rows of ``cells`` in completion order."""
-    tasks = [(grid.algorithms[c.algorithm], grid.instances[c.instance], grid.metrics, c) for c in cells]
+    tasks = [(grid.algorithms[c.algorithm], grid.instances[c.instance], grid.metrics, grid.evaluation, c)
+             for c in cells]
     if backend == "sequential":
         for task in tasks:
             yield run_cell(*task)

@@ -18,7 +18,7 @@ import pandas as pd
 
 from fullbandit._validation import InvalidParameterError
 
-METRICS_COLUMN = "metrics"
+from fullbandit.experiments.evaluations import METRICS_COLUMN
 
 
 class ResultStore:

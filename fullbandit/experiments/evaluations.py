@@ -1,0 +1,59 @@
+"""What one run of a grid measures.
+
+An :class:`Evaluation` turns (algorithm, instance) into a row. The default,
+:data:`BANDIT`, runs an identification algorithm against the instance's environment with
+:func:`fullbandit.run`; other suites (e.g. densest-k-subgraph oracles) bring their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from fullbandit.driver import run
+from fullbandit.experiments.grid import Instance
+
+METRICS_COLUMN = "metrics"
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """``evaluate(algorithm, instance) -> dict`` filling ``columns`` (plus optional ``"metrics"``, a dict).
+
+    ``sweepable`` names result columns that an instance factory may also sweep as a
+    parameter (their values then agree, e.g. ``n``).
+    """
+
+    columns: tuple[str, ...]
+    evaluate: Callable
+    sweepable: frozenset = field(default_factory=frozenset)
+
+
+def _team(arms) -> str:
+    return "-".join(str(i) for i in arms)
+
+
+def _is_scalar(value) -> bool:
+    return isinstance(value, (bool, int, float, str)) and not (isinstance(value, int) and abs(value) > 2**53)
+
+
+def evaluate_bandit(algorithm, instance: Instance) -> dict:
+    """Run ``algorithm`` on ``instance.environment`` and describe the result."""
+    if not isinstance(instance, Instance):
+        raise TypeError(f"a bandit instance factory must return an Instance, got {type(instance).__name__}")
+    result = run(algorithm, instance.environment, progress=False)
+    problem, means = instance.problem, instance.environment.means
+    metrics = {name: value for name, value in result.constants.items() if _is_scalar(value)}
+    metrics.update(instance.description)
+    return {"n": problem.n, "k": problem.k, "answer": _team(result.answer), "best": _team(result.best),
+            "correct": problem.is_optimal(result.answer, means), "epsilon_optimal": result.epsilon_optimal,
+            "gap": result.gap, "precision": len(set(result.answer) & set(result.best)) / len(result.best),
+            "pulls": result.pulls, "stop_reason": result.stop_reason, "checks": result.checks,
+            "wall_time": result.wall_time, METRICS_COLUMN: metrics, "_result": result}
+
+
+#: Identification runs: one row per run of an algorithm on a simulated environment.
+BANDIT = Evaluation(
+    columns=("n", "k", "answer", "best", "correct", "epsilon_optimal", "gap", "precision", "pulls",
+             "stop_reason", "checks", "wall_time"),
+    evaluate=evaluate_bandit, sweepable=frozenset({"n", "k"}))
