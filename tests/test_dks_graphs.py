@@ -1,0 +1,77 @@
+"""Graph generators and readers for the DkS benchmark."""
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from fullbandit.dks.graphs import GENERATORS, bandit_design_matrix, make_graph, read_graph
+from fullbandit.qp import dks_weights
+
+
+@pytest.mark.parametrize("name", sorted(GENERATORS))
+def test_every_generator_gives_a_simple_undirected_non_negative_graph(name):
+    G = make_graph(name, 3)
+    assert isinstance(G, nx.Graph) and not G.is_directed() and not G.is_multigraph()
+    weights = [w for _, _, w in G.edges(data="weight")]
+    assert weights and all(w is not None and w >= 0 for w in weights)
+    again = make_graph(name, 3)
+    assert sorted(G.edges(data="weight")) == sorted(again.edges(data="weight"))  # same seed, same graph
+
+
+def test_random_generators_depend_on_the_seed():
+    assert sorted(make_graph("gnp", 1).edges) != sorted(make_graph("gnp", 2).edges)
+
+
+def test_planted_set_is_denser_than_the_rest():
+    G = make_graph("planted", 0, n=300, p=0.02, size=25, q=0.9)
+    planted = G.graph["planted"]
+    inside = G.subgraph(planted).number_of_edges() / (25 * 24 / 2)
+    assert inside > 0.75 and nx.density(G) < 0.05
+
+
+def test_bandit_design_graph_is_algorithm_1_of_the_inverse_gram():
+    Q = bandit_design_matrix(5, n=12, k=4, support_factor=2)
+    A = np.linalg.inv(Q)
+    # A = X^T X for 24 distinct 0/1 rows with four ones each: integer, trace 24 * 4, PD
+    assert np.allclose(A, np.round(A), atol=1e-8)
+    assert round(np.trace(A)) == 24 * 4 and np.linalg.eigvalsh(Q).min() > 0
+    G = make_graph("bandit-design", 5, n=12, k=4, support_factor=2)
+    assert G.number_of_edges() == 12 * 11 / 2  # complete graph, all weights positive (Lemma 4)
+    assert np.allclose(nx.to_numpy_array(G, nodelist=range(12)), dks_weights(Q))
+
+
+def test_classic_graphs_have_their_published_sizes():
+    assert make_graph("karate").number_of_nodes() == 34 and make_graph("karate").number_of_edges() == 78
+    assert make_graph("les-miserables").number_of_nodes() == 77
+    assert make_graph("florentine").number_of_nodes() == 15
+    assert make_graph("davis").number_of_nodes() == 32
+
+
+def test_read_edge_list_graphml_and_npy(tmp_path):
+    (tmp_path / "g.txt").write_text("# comment\na b 2.5\nb c\n\nc a 0.5\n")
+    G = read_graph(tmp_path / "g.txt")
+    assert G["a"]["b"]["weight"] == 2.5 and G["b"]["c"]["weight"] == 1.0 and G.number_of_edges() == 3
+    H = nx.path_graph(4)
+    nx.set_edge_attributes(H, 2.0, "weight")
+    nx.write_graphml(H, tmp_path / "g.graphml")
+    assert sorted(w for _, _, w in read_graph(tmp_path / "g.graphml").edges(data="weight")) == [2.0] * 3
+    W = np.array([[0, 1, 2], [1, 0, 0], [2, 0, 0]], dtype=float)
+    np.save(tmp_path / "w.npy", W)
+    assert nx.to_numpy_array(read_graph(tmp_path / "w.npy"), nodelist=range(3)).tolist() == W.tolist()
+
+
+def test_bad_graph_inputs(tmp_path):
+    with pytest.raises(ValueError, match="graph='nope' is not one of the allowed values"):
+        make_graph("nope")
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        read_graph(tmp_path / "missing.txt")
+    (tmp_path / "bad.txt").write_text("a b c d\n")
+    with pytest.raises(ValueError, match="bad.txt:1: expected 'u v \\[weight\\]'"):
+        read_graph(tmp_path / "bad.txt")
+    np.save(tmp_path / "asym.npy", np.array([[0, 1], [2, 0]], dtype=float))
+    with pytest.raises(ValueError, match="symmetric square matrix"):
+        read_graph(tmp_path / "asym.npy")
+    D = nx.DiGraph([(0, 1)])
+    nx.write_graphml(D, tmp_path / "d.graphml")
+    with pytest.raises(ValueError, match="directed"):
+        read_graph(tmp_path / "d.graphml")
