@@ -10,10 +10,10 @@ from fullbandit.driver import run
 from fullbandit.environments import BernoulliTeam, Environment, GaussianSum, Replay
 from fullbandit.estimation import SingularDesignError, confidence_radius
 from fullbandit.full import SAQM
-from fullbandit.problem import TopK
+from fullbandit.problem import DecisionClass, PartitionMatroid, TopK
 from fullbandit.result import Result
 
 __version__ = "0.1.0"
 
-__all__ = ["run", "SAQM", "TopK", "Result", "Environment", "GaussianSum", "BernoulliTeam", "Replay",
+__all__ = ["run", "SAQM", "TopK", "PartitionMatroid", "DecisionClass", "Result", "Environment", "GaussianSum", "BernoulliTeam", "Replay",
            "confidence_radius", "InvalidParameterError", "SingularDesignError", "__version__"]

@@ -43,7 +43,7 @@ def cyclic_windows(n: int, k: int) -> list[tuple[int, ...]]:
 
 
 def random_support(n: int, k: int, rng: np.random.Generator, size: int | None = None,
-                   max_draws: int | None = None) -> list[tuple[int, ...]]:
+                   max_draws: int | None = None, problem=None) -> list[tuple[int, ...]]:
     """Distinct uniformly random ``k``-subsets, at least ``size`` of them, spanning R^n.
 
     Subsets are drawn until both ``size`` distinct subsets are held and they span R^n
@@ -72,7 +72,8 @@ def random_support(n: int, k: int, rng: np.random.Generator, size: int | None = 
     for _ in range(max_draws):
         if rank == n and len(chosen) >= size:
             return chosen
-        arm = tuple(sorted(int(i) for i in rng.choice(n, size=k, replace=False)))
+        arm = (tuple(sorted(int(i) for i in rng.choice(n, size=k, replace=False))) if problem is None
+               else problem.random_member(rng))
         if arm in seen:
             continue
         x = np.zeros(n)
@@ -93,7 +94,7 @@ def random_support(n: int, k: int, rng: np.random.Generator, size: int | None = 
 
 
 def make_support(n: int, k: int, kind: str, rng: np.random.Generator,
-                 size: int | None = None) -> list[tuple[int, ...]]:
+                 size: int | None = None, problem=None) -> list[tuple[int, ...]]:
     """The support of a uniform allocation.
 
     ``kind="auto"`` follows the rule of the project's specification: cyclic windows when
@@ -101,13 +102,16 @@ def make_support(n: int, k: int, kind: str, rng: np.random.Generator,
     other than ``n`` asks for a random support.
     """
     check_choice("support", kind, SUPPORT_KINDS)
+    restricted = problem is not None and type(problem).__name__ != "TopK"
+    if kind == "cyclic" and restricted:
+        raise InvalidParameterError("support='cyclic' needs the top-k class; use support='random'")
     if kind == "auto":
-        kind = "cyclic" if math.gcd(n, k) == 1 and size in (None, n) else "random"
+        kind = "cyclic" if math.gcd(n, k) == 1 and size in (None, n) and not restricted else "random"
     if kind == "cyclic":
         if size is not None and size != n:
             raise InvalidParameterError(f"support_size={size} must be None or n={n} with support='cyclic'")
         return cyclic_windows(n, k)
-    return random_support(n, k, rng, size)
+    return random_support(n, k, rng, size, problem=problem if restricted else None)
 
 
 def design_condition_number(n: int, support, proportions=None) -> float:

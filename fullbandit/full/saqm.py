@@ -80,6 +80,9 @@ class SAQM(StaticFullBandit):
                  epsilon: float = 0.0, delta: float = 0.05, noise_scale: float | None = None,
                  confidence: str = "tight", support="auto", support_size: int | None = None,
                  budget: int = DEFAULT_BUDGET, check_growth: float = 0.05, seed=None):
+        if not isinstance(problem, TopK):
+            raise TypeError(f"SAQM needs the top-k decision class (its CEM is a cardinality QP), "
+                            f"got {type(problem).__name__}; ICB handles other classes")
         self.width_bound = check_choice("width_bound", width_bound, WIDTH_BOUNDS)
         self.oracle = check_choice("oracle", oracle, tuple(ORACLES))
         super().__init__(problem, epsilon=epsilon, delta=delta, noise_scale=noise_scale,

@@ -20,11 +20,11 @@ from fullbandit._validation import (InvalidParameterError, as_generator, check_c
                                     check_int, check_probability, check_real)
 from fullbandit.allocation import SUPPORT_KINDS, Tracker, make_support
 from fullbandit.estimation import CONFIDENCE_CONSTANTS, LeastSquaresEstimate, SingularDesignError, StaticDesign
-from fullbandit.problem import SuperArm, TopK
+from fullbandit.problem import DecisionClass, SuperArm, decision_class_from_dict
 from fullbandit.result import BUDGET_EXHAUSTED, STOPPING_RULE, Result
 
 DEFAULT_BUDGET = 10_000_000
-STATE_VERSION = 1
+STATE_VERSION = 2
 
 
 @dataclass
@@ -44,8 +44,8 @@ class StaticFullBandit(ABC):
 
     Parameters
     ----------
-    problem : TopK
-        The decision class.
+    problem : DecisionClass
+        The decision class (:class:`fullbandit.TopK`, :class:`fullbandit.PartitionMatroid`).
     epsilon : float
         Tolerance: the answer must be within ``epsilon`` of the best super-arm's value.
         ``epsilon = 0`` never stops when two super-arms tie.
@@ -75,12 +75,12 @@ class StaticFullBandit(ABC):
 
     name = "static"
 
-    def __init__(self, problem: TopK, *, epsilon: float = 0.0, delta: float = 0.05,
+    def __init__(self, problem: DecisionClass, *, epsilon: float = 0.0, delta: float = 0.05,
                  noise_scale: float | None = None, confidence: str = "tight", support="auto",
                  support_size: int | None = None, budget: int = DEFAULT_BUDGET,
                  check_growth: float = 0.05, seed=None):
-        if not isinstance(problem, TopK):
-            raise TypeError(f"problem must be a TopK decision class, got {type(problem).__name__}")
+        if not isinstance(problem, DecisionClass):
+            raise TypeError(f"problem must be a DecisionClass such as TopK, got {type(problem).__name__}")
         self.problem = problem
         self.epsilon = check_real("epsilon", epsilon, low=0.0)
         self.delta = check_probability("delta", delta)
@@ -94,7 +94,7 @@ class StaticFullBandit(ABC):
         n, k = problem.n, problem.k
         if isinstance(support, str):
             self.support = support
-            arms = make_support(n, k, support, self._rng, support_size)
+            arms = make_support(n, k, support, self._rng, support_size, problem=problem)
         else:
             self.support = "explicit"
             arms = [problem.check_super_arm(arm, "support member") for arm in support]
@@ -223,7 +223,7 @@ class StaticFullBandit(ABC):
         """Everything needed to resume this run exactly (JSON-serialisable)."""
         return {
             "version": STATE_VERSION, "class": type(self).__name__, "name": self.name,
-            "n": self.problem.n, "k": self.problem.k,
+            "problem": self.problem.to_dict(),
             "parameters": self._parameters(), "support_kind": self.support,
             "support": [list(arm) for arm in self._design.support],
             "allocated": self._tracker.counts.tolist(), "counts": self._design.counts.tolist(),
@@ -243,7 +243,7 @@ class StaticFullBandit(ABC):
             raise InvalidParameterError(
                 f"state is for {state.get('class')!r} version {state.get('version')!r}, "
                 f"not {cls.__name__} version {STATE_VERSION}")
-        algorithm = cls(TopK(state["n"], state["k"]), support=[tuple(a) for a in state["support"]],
+        algorithm = cls(decision_class_from_dict(state["problem"]), support=[tuple(a) for a in state["support"]],
                         **state["parameters"])
         algorithm.support = state["support_kind"]
         algorithm._tracker = Tracker(np.ones(len(state["support"])), counts=state["allocated"])
