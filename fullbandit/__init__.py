@@ -9,11 +9,11 @@ from fullbandit._validation import InvalidParameterError
 from fullbandit.driver import run
 from fullbandit.environments import BernoulliTeam, Environment, GaussianSum, Replay
 from fullbandit.estimation import SingularDesignError, confidence_radius
-from fullbandit.full import SAQM
+from fullbandit.full import SAFOA, SAQM, Exhaustive, ICB
 from fullbandit.problem import DecisionClass, PartitionMatroid, TopK
 from fullbandit.result import Result
 
 __version__ = "0.1.0"
 
-__all__ = ["run", "SAQM", "TopK", "PartitionMatroid", "DecisionClass", "Result", "Environment", "GaussianSum", "BernoulliTeam", "Replay",
+__all__ = ["run", "SAQM", "SAFOA", "ICB", "Exhaustive", "TopK", "PartitionMatroid", "DecisionClass", "Result", "Environment", "GaussianSum", "BernoulliTeam", "Replay",
            "confidence_radius", "InvalidParameterError", "SingularDesignError", "__version__"]

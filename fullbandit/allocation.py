@@ -167,3 +167,108 @@ class Tracker:
         self.counts[member] += 1
         heapq.heapreplace(self._heap, (int(self.counts[member]) / self._weights[member], member))
         return member
+
+
+def g_optimal_allocation(n: int, support, solver: str | None = None, tolerance: float = 1e-6) -> np.ndarray:
+    """G-optimal proportions over a candidate support (Kuroki et al. 2020, Appendix D).
+
+    Minimises ``max_{x in S} ||x||^2_{A(p)^-1}`` with ``A(p) = sum_j p_j x_j x_j^T``. By the
+    Kiefer-Wolfowitz equivalence theorem this is the D-optimal design
+    ``max_p log det A(p)``, a convex program solved with cvxpy; at the optimum
+    ``max_j x_j^T A(p)^-1 x_j = n``, attained wherever ``p_j > 0``. The solver's answer is
+    polished with multiplicative (Titterington) updates ``p_j <- p_j x_j^T A^-1 x_j / n``,
+    which keep ``p`` on the simplex and never decrease ``log det A``, until the
+    Kiefer-Wolfowitz condition holds within ``tolerance`` (relative).
+
+    Parameters
+    ----------
+    n : int
+        Dimension.
+    support : sequence of super-arms
+        Candidates; they must span R^n.
+    solver : str, optional
+        A cvxpy solver name (default: cvxpy's choice among installed conic solvers).
+    tolerance : float
+        Relative tolerance on ``max_j x_j^T A^-1 x_j <= n (1 + tolerance)``.
+
+    Returns
+    -------
+    numpy.ndarray
+        Proportions ``p`` (non-negative, summing to 1), one per support member.
+    """
+    import cvxpy as cp
+    X = _indicator_matrix(n, support)
+    if np.linalg.matrix_rank(X) < n:
+        raise InvalidParameterError(f"support spans rank {np.linalg.matrix_rank(X)} < n={n}: no design exists")
+    m = X.shape[0]
+    p = cp.Variable(m, nonneg=True)
+    gram = X.T @ cp.diag(p) @ X
+    problem = cp.Problem(cp.Maximize(cp.log_det((gram + gram.T) / 2)), [cp.sum(p) == 1])
+    try:
+        problem.solve(solver=solver)
+        weights = np.clip(np.asarray(p.value, dtype=float).ravel(), 0.0, None) if p.value is not None else None
+    except cp.error.SolverError:
+        weights = None
+    if weights is None or not np.isfinite(weights).all() or weights.sum() <= 0:
+        weights = np.full(m, 1.0 / m)  # the multiplicative updates converge from any interior start
+    weights = np.maximum(weights / weights.sum(), 1e-12 / m)  # interior: the updates need p_j > 0 to move
+    weights /= weights.sum()
+    for _ in range(100_000):
+        variances = kiefer_wolfowitz_variances(X, weights)
+        if variances.max() <= n * (1.0 + tolerance):
+            break
+        weights = weights * variances / n
+        weights /= weights.sum()
+    return weights
+
+
+def kiefer_wolfowitz_variances(X, weights) -> np.ndarray:
+    """``x_j^T A(p)^-1 x_j`` for every support row ``x_j`` of ``X`` (equal to ``n`` on the
+    support of a D-optimal ``p``, at most ``n`` everywhere)."""
+    gram = X.T @ (np.asarray(weights)[:, None] * X)
+    return np.einsum("ij,ij->i", X @ np.linalg.inv(gram), X)
+
+
+def _indicator_matrix(n: int, support) -> np.ndarray:
+    X = np.zeros((len(support), n))
+    for row, arm in enumerate(support):
+        X[row, list(arm)] = 1.0
+    return X
+
+
+def efficient_rounding(weights, total: int) -> np.ndarray:
+    """Pukelsheim's efficient apportionment of ``total`` pulls to proportions ``weights``.
+
+    With ``p`` the number of positive weights: ``m_j = ceil((total - p/2) w_j)``; while
+    ``sum(m) < total`` increase an ``m_j`` minimising ``m_j / w_j``; while it exceeds
+    ``total`` decrease one maximising ``(m_j - 1) / w_j`` (Kuroki et al. 2020, Appendix D;
+    F. Pukelsheim, *Optimal Design of Experiments*, 1993, section 12.5). Zero weights get
+    zero pulls; ties go to the lowest index. The result satisfies the efficient-design
+    apportionment condition ``max_j (m_j - 1) / w_j <= min_j m_j / w_j``.
+
+    Returns
+    -------
+    numpy.ndarray of int
+        Pulls per support member, summing to ``total``.
+    """
+    weights = np.asarray(weights, dtype=float)
+    if weights.ndim != 1 or weights.size == 0 or np.any(~np.isfinite(weights)) or np.any(weights < 0) \
+            or weights.sum() <= 0:
+        raise InvalidParameterError("weights must be a non-empty vector of non-negative finite numbers, not all 0")
+    total = check_int("total", total, low=0)
+    weights = weights / weights.sum()
+    positive = weights > 0
+    support_size = int(positive.sum())
+    if total < support_size:
+        raise InvalidParameterError(
+            f"total={total} must be at least the number of positive weights ({support_size}) to pull each once")
+    counts = np.zeros(weights.size, dtype=np.int64)
+    counts[positive] = np.ceil((total - support_size / 2.0) * weights[positive]).astype(np.int64)
+    indices = np.flatnonzero(positive)
+    while counts.sum() < total:
+        j = indices[np.argmin(counts[indices] / weights[indices])]
+        counts[j] += 1
+    while counts.sum() > total:
+        j = indices[np.argmax((counts[indices] - 1) / weights[indices])]
+        counts[j] -= 1
+    return counts

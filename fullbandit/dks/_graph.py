@@ -55,7 +55,7 @@ def induced_weight(W, vertices) -> float:
     return float((block.sum() - np.trace(block)) / 2.0)
 
 
-def sparse_weights(G, weight: str = "weight") -> tuple[list, "scipy.sparse.csr_array"]:
+def sparse_weights(G, weight: str = "weight") -> tuple[list, object]:
     """Node list and symmetric CSR weight matrix (missing ``weight`` counts 1, self-loops dropped)."""
     import scipy.sparse as sparse
     nodes = list(G.nodes)

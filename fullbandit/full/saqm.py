@@ -9,7 +9,7 @@ import numpy as np
 from fullbandit._validation import check_choice
 from fullbandit.dks import ORACLES
 from fullbandit.estimation import LeastSquaresEstimate
-from fullbandit.full.static import DEFAULT_BUDGET, StaticFullBandit, StoppingCheck
+from fullbandit.full.static import StaticFullBandit, StoppingCheck
 from fullbandit.problem import TopK
 from fullbandit.qp import approximate_qp, certified_bounds
 
@@ -47,7 +47,7 @@ class SAQM(StaticFullBandit):
           QP optimum, so the guarantee is unchanged and the run stops earlier.
     oracle : str
         Densest-k-subgraph oracle of Algorithm 1 (a name in :data:`fullbandit.dks.ORACLES`).
-    epsilon, delta, noise_scale, confidence, support, support_size, budget, check_growth, seed
+    epsilon, delta, noise_scale, confidence, support, support_size, budget, check_growth, seed, allocation
         See :class:`fullbandit.full.static.StaticFullBandit`.
 
     Notes
@@ -76,18 +76,13 @@ class SAQM(StaticFullBandit):
     ((0, 1), 'stopping rule')
     """
 
-    def __init__(self, problem: TopK, *, width_bound: str = "certified", oracle: str = "peeling",
-                 epsilon: float = 0.0, delta: float = 0.05, noise_scale: float | None = None,
-                 confidence: str = "tight", support="auto", support_size: int | None = None,
-                 budget: int = DEFAULT_BUDGET, check_growth: float = 0.05, seed=None):
+    def __init__(self, problem: TopK, *, width_bound: str = "certified", oracle: str = "peeling", **options):
         if not isinstance(problem, TopK):
             raise TypeError(f"SAQM needs the top-k decision class (its CEM is a cardinality QP), "
                             f"got {type(problem).__name__}; ICB handles other classes")
         self.width_bound = check_choice("width_bound", width_bound, WIDTH_BOUNDS)
         self.oracle = check_choice("oracle", oracle, tuple(ORACLES))
-        super().__init__(problem, epsilon=epsilon, delta=delta, noise_scale=noise_scale,
-                         confidence=confidence, support=support, support_size=support_size,
-                         budget=budget, check_growth=check_growth, seed=seed)
+        super().__init__(problem, **options)
 
     @property
     def name(self) -> str:

@@ -18,13 +18,15 @@ import numpy as np
 
 from fullbandit._validation import (InvalidParameterError, as_generator, check_choice, check_finite_reward,
                                     check_int, check_probability, check_real)
-from fullbandit.allocation import SUPPORT_KINDS, Tracker, make_support
+from fullbandit.allocation import Tracker, g_optimal_allocation, make_support
 from fullbandit.estimation import CONFIDENCE_CONSTANTS, LeastSquaresEstimate, SingularDesignError, StaticDesign
 from fullbandit.problem import DecisionClass, SuperArm, decision_class_from_dict
 from fullbandit.result import BUDGET_EXHAUSTED, STOPPING_RULE, Result
 
 DEFAULT_BUDGET = 10_000_000
-STATE_VERSION = 2
+ALLOCATIONS = ("uniform", "g-optimal")
+G_OPTIMAL_DROP = 1e-4  # G-optimal weights below this fraction of the largest are dropped
+STATE_VERSION = 3
 
 
 @dataclass
@@ -61,6 +63,11 @@ class StaticFullBandit(ABC):
         or an explicit list of super-arms spanning R^n.
     support_size : int, optional
         Size of a random support (default ``4 n``).
+    allocation : {"uniform", "g-optimal"}
+        Proportions over the support: equal, or the G-optimal design over it
+        (:func:`fullbandit.allocation.g_optimal_allocation`, Appendix D; members whose
+        optimal weight is below ``1e-4`` of the largest are dropped when the rest still
+        span R^n).
     budget : int
         Pull cap: the run ends with ``"budget exhausted"`` (no guarantee) if the stopping
         rule has not fired after ``budget`` pulls.
@@ -78,7 +85,7 @@ class StaticFullBandit(ABC):
     def __init__(self, problem: DecisionClass, *, epsilon: float = 0.0, delta: float = 0.05,
                  noise_scale: float | None = None, confidence: str = "tight", support="auto",
                  support_size: int | None = None, budget: int = DEFAULT_BUDGET,
-                 check_growth: float = 0.05, seed=None):
+                 check_growth: float = 0.05, seed=None, allocation: str = "uniform", proportions=None):
         if not isinstance(problem, DecisionClass):
             raise TypeError(f"problem must be a DecisionClass such as TopK, got {type(problem).__name__}")
         self.problem = problem
@@ -90,6 +97,7 @@ class StaticFullBandit(ABC):
         self.budget = check_int("budget", budget, low=1)
         self.check_growth = check_real("check_growth", check_growth, low=0.0)
         self.support_size = support_size
+        self.allocation = check_choice("allocation", allocation, ALLOCATIONS)
         self._rng = as_generator(seed)
         n, k = problem.n, problem.k
         if isinstance(support, str):
@@ -100,13 +108,15 @@ class StaticFullBandit(ABC):
             arms = [problem.check_super_arm(arm, "support member") for arm in support]
             if len(set(arms)) != len(arms):
                 raise InvalidParameterError("support must not repeat a super-arm")
+        rank = np.linalg.matrix_rank(StaticDesign(n, arms).matrix)
+        if rank < n:
+            raise SingularDesignError(f"support spans rank {rank} < n={n}: theta is not identifiable from it")
+        if proportions is None:
+            arms, proportions = _proportions(n, arms, self.allocation)
         self._design = StaticDesign(n, arms)
-        if np.linalg.matrix_rank(self._design.matrix) < n:
-            raise SingularDesignError(
-                f"support spans rank {np.linalg.matrix_rank(self._design.matrix)} < n={n}: "
-                "theta is not identifiable from it")
         self._member_of = {arm: j for j, arm in enumerate(self._design.support)}
-        self._tracker = Tracker(np.ones(len(arms)))
+        self._proportions = np.asarray(proportions, dtype=float)
+        self._tracker = Tracker(self._proportions)
         self._next_check = len(arms)  # every member pulled once: A_t is invertible
         self._last: StoppingCheck | None = None
         self._stop_reason: str | None = None
@@ -201,7 +211,7 @@ class StaticFullBandit(ABC):
         """Confidence constants, noise scale, union bound and the last stopping statistic."""
         constants = {"confidence": self.confidence, "noise_scale": self.noise_scale,
                      "delta": self.delta, "epsilon": self.epsilon,
-                     "union_bound": self._n_directions(), "support": self.support,
+                     "union_bound": self._n_directions(), "support": self.support, "allocation": self.allocation,
                      "support_size": len(self._design.support), **self._mode()}
         if self._last is not None:
             constants.update({"statistic": self._last.statistic, "threshold": self._last.threshold,
@@ -217,7 +227,8 @@ class StaticFullBandit(ABC):
     # --- saved state -------------------------------------------------------------------
     def _parameters(self) -> dict:
         return {"epsilon": self.epsilon, "delta": self.delta, "noise_scale": self.noise_scale,
-                "confidence": self.confidence, "budget": self.budget, "check_growth": self.check_growth}
+                "confidence": self.confidence, "budget": self.budget, "check_growth": self.check_growth,
+                "allocation": self.allocation}
 
     def get_state(self) -> dict:
         """Everything needed to resume this run exactly (JSON-serialisable)."""
@@ -226,7 +237,7 @@ class StaticFullBandit(ABC):
             "problem": self.problem.to_dict(),
             "parameters": self._parameters(), "support_kind": self.support,
             "support": [list(arm) for arm in self._design.support],
-            "allocated": self._tracker.counts.tolist(), "counts": self._design.counts.tolist(),
+            "proportions": self._proportions.tolist(), "allocated": self._tracker.counts.tolist(), "counts": self._design.counts.tolist(),
             "reward_sums": [float(x) for x in self._design.reward_sums], "pulls": self._design.pulls,
             "next_check": self._next_check, "checks": self.checks, "stop_reason": self._stop_reason,
             "last_check": None if self._last is None else {
@@ -244,9 +255,9 @@ class StaticFullBandit(ABC):
                 f"state is for {state.get('class')!r} version {state.get('version')!r}, "
                 f"not {cls.__name__} version {STATE_VERSION}")
         algorithm = cls(decision_class_from_dict(state["problem"]), support=[tuple(a) for a in state["support"]],
-                        **state["parameters"])
+                        proportions=state["proportions"], **state["parameters"])
         algorithm.support = state["support_kind"]
-        algorithm._tracker = Tracker(np.ones(len(state["support"])), counts=state["allocated"])
+        algorithm._tracker = Tracker(algorithm._proportions, counts=state["allocated"])
         algorithm._design.counts[:] = state["counts"]
         algorithm._design.reward_sums[:] = state["reward_sums"]
         algorithm._design.pulls = state["pulls"]
@@ -282,6 +293,18 @@ class StaticFullBandit(ABC):
         """Read a state written by :meth:`save`."""
         with open(path) as handle:
             return cls.from_state(json.load(handle))
+
+
+def _proportions(n: int, arms, allocation: str):
+    """The support members kept and their proportions for the chosen allocation."""
+    if allocation == "uniform":
+        return arms, np.ones(len(arms))
+    weights = g_optimal_allocation(n, arms)
+    keep = weights >= G_OPTIMAL_DROP * weights.max()
+    kept = [arm for arm, flag in zip(arms, keep) if flag]
+    if np.linalg.matrix_rank(StaticDesign(n, kept).matrix) < n:
+        return arms, weights
+    return kept, weights[keep]
 
 
 def _radius(algorithm: StaticFullBandit, t: int) -> float:

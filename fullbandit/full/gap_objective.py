@@ -1,0 +1,126 @@
+"""The gap objective (5) of Kuroki et al. (2020) and what bounds its maximum.
+
+``f(M) = theta_hat(M) - theta_hat(M_hat) + C ||x_M - x_M_hat||_Q`` with ``Q = A_t^-1``:
+on the confidence event (pairwise directions) ``theta(M) - theta(M_hat) <= f(M)`` for every
+``M``, so ``max_M f(M) <= epsilon`` certifies that ``M_hat`` is epsilon-optimal. The
+maximum is over exponentially many super-arms; this module evaluates it exactly by
+enumeration (small classes), bounds it from above rigorously (any size), and builds the
+first-order surrogate QP that SA-FOA maximises with Algorithm 1.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+
+from fullbandit._validation import InvalidParameterError
+from fullbandit.problem import DecisionClass, TopK
+from fullbandit.qp import approximate_qp
+
+ENUMERATION_LIMIT = 2_000_000  # super-arms above which exact enumeration refuses
+
+
+def gap_values(theta, Q, best, radius, indicators) -> np.ndarray:
+    """``f(M)`` for every row of ``indicators`` (0/1 matrix, one super-arm per row)."""
+    x_best = np.zeros(len(theta))
+    x_best[list(best)] = 1.0
+    differences = indicators - x_best
+    quadratic = np.einsum("ij,jk,ik->i", differences, Q, differences, optimize=True)
+    return indicators @ theta - x_best @ theta + radius * np.sqrt(np.clip(quadratic, 0.0, None))
+
+
+def gap_value(theta, Q, best, radius, super_arm) -> float:
+    """``f(M)`` for one super-arm."""
+    x = np.zeros(len(theta))
+    x[list(super_arm)] = 1.0
+    return float(gap_values(theta, Q, best, radius, x[None, :])[0])
+
+
+def enumerate_class(problem: DecisionClass, limit: int = ENUMERATION_LIMIT):
+    """Chunks of indicator rows covering every super-arm of ``problem`` (refuses above ``limit``)."""
+    if problem.size > limit:
+        raise InvalidParameterError(
+            f"exact enumeration needs {problem.size} super-arms > limit={limit} "
+            f"(n={problem.n}, k={problem.k}); use a polynomial algorithm (SAQM, SA-FOA, ICB)")
+    n, k = problem.n, problem.k
+    combinations = itertools.combinations(range(n), k)
+    while True:
+        chunk = np.fromiter(itertools.islice(combinations, 16384), dtype=np.dtype((np.intp, k)))
+        if chunk.shape[0] == 0:
+            return
+        if not isinstance(problem, TopK):
+            keep = [problem._is_member(tuple(int(i) for i in row)) is None for row in chunk]
+            chunk = chunk[np.array(keep, dtype=bool)]
+            if chunk.shape[0] == 0:
+                continue
+        indicators = np.zeros((chunk.shape[0], n))
+        np.put_along_axis(indicators, chunk, 1.0, axis=1)
+        yield chunk, indicators
+
+
+def exact_maximum(problem, theta, Q, best, radius, limit: int = ENUMERATION_LIMIT) -> tuple[tuple, float]:
+    """``max_M f(M)`` and a maximiser, by enumeration of the class."""
+    top_value, top_arm = -math.inf, None
+    for chunk, indicators in enumerate_class(problem, limit):
+        values = gap_values(theta, Q, best, radius, indicators)
+        index = int(np.argmax(values))
+        if values[index] > top_value:
+            top_value, top_arm = float(values[index]), tuple(int(i) for i in chunk[index])
+    return top_arm, top_value
+
+
+def triangle_bound(problem, theta, Q, best, radius) -> float:
+    """``max_M f(M) <= max_M theta_hat(M) - theta_hat(M_hat) + C sum_{i in M xor M_hat} sqrt(Q_ii)``.
+
+    From ``||y||_Q <= sum_i |y_i| ||e_i||_Q`` (triangle inequality) with ``y = x_M - x_M_hat``
+    in ``{-1, 0, 1}^n``; the right side is linear in ``x_M`` (the ICB objective), so the
+    class's linear oracle maximises it exactly.
+    """
+    beta = radius * np.sqrt(np.clip(np.diag(Q), 0.0, None))
+    inside = np.zeros(len(theta), dtype=bool)
+    inside[list(best)] = True
+    weights = np.where(inside, theta - beta, theta + beta)
+    challenger = problem.maximize(weights)
+    return float(weights[list(challenger)].sum() - weights[list(best)].sum())
+
+
+def surrogate(theta, Q, best, radius, reference_value: float):
+    """The first-order surrogate of (5) as ``x^T P x + constant`` for binary ``x`` with ``|x| = k``.
+
+    ``sqrt(f) <= (f + f0) / (2 sqrt(f0))`` for any ``f0 > 0`` (tangent of the concave square
+    root), with ``f = ||x - x_hat||^2_Q = x^T Q x - 2 (Q x_hat) . x + x_hat^T Q x_hat``, and a
+    linear term ``c . x = x^T diag(c) x`` for binary ``x``. Returns ``(P, constant)`` with
+    ``P = (C / (2 sqrt f0)) Q + diag(theta_hat - (C / sqrt f0) Q x_hat)``; the surrogate bounds
+    ``f(M)`` from above for every ``M`` and equals it where ``||x_M - x_hat||^2_Q = f0``.
+    """
+    if not reference_value > 0:
+        raise InvalidParameterError(f"reference_value={reference_value} must be positive")
+    x_best = np.zeros(len(theta))
+    x_best[list(best)] = 1.0
+    root = math.sqrt(reference_value)
+    P = (radius / (2.0 * root)) * Q
+    P[np.diag_indices_from(P)] += theta - (radius / root) * (Q @ x_best)
+    constant = -float(theta @ x_best) + radius * (float(x_best @ Q @ x_best) + reference_value) / (2.0 * root)
+    return P, constant
+
+
+def surrogate_step(theta, Q, best, radius, reference_value: float, oracle: str) -> tuple[tuple, float, str]:
+    """One first-order step at ``f0 = reference_value``: Algorithm 1's maximiser of the surrogate,
+    and a certified upper bound of ``max_M f(M)`` from the surrogate.
+
+    The bound is the smaller of the spectral bound ``k lambda_max(P)`` and the row-sum bound
+    of :func:`fullbandit.qp.row_bound` (both hold for any symmetric ``P``), plus the
+    surrogate's constant. For Algorithm 1, ``P`` is shifted by ``s I`` to be positive
+    definite, which adds the constant ``s k`` and leaves the maximiser unchanged.
+    """
+    from fullbandit.qp import row_bound
+    k = len(best)
+    P, constant = surrogate(theta, Q, best, radius, reference_value)
+    eigenvalues = np.linalg.eigvalsh(P)
+    bounds = {"surrogate-spectral": k * float(eigenvalues[-1]), "surrogate-row": row_bound(P, k)}
+    name = min(bounds, key=bounds.get)
+    shift = max(0.0, -eigenvalues[0]) + 1e-9 * max(1.0, abs(eigenvalues[-1])) + 1e-12
+    candidate = approximate_qp(P + shift * np.eye(P.shape[0]), k, oracle, eigenvalues=eigenvalues + shift).subset
+    return candidate, bounds[name] + constant, name
