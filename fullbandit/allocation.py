@@ -57,10 +57,12 @@ def random_support(n: int, k: int, rng: np.random.Generator, size: int | None = 
         (measured condition number of ``A`` about 10^4 to 10^5 for ``n = 36, k = 10``,
         about 40 with ``4 n`` members), and the pulls a static algorithm needs grow with
         it. This default is our choice; the paper leaves the support open.
+    problem : DecisionClass, optional
+        Draw members of this class (``problem.random_member``) instead of uniform ``k``-subsets.
     """
     n = check_int("n", n, low=2)
     k = check_k(k, n)
-    total = math.comb(n, k)
+    total = math.comb(n, k) if problem is None else problem.size
     if size is None:
         size = min(RANDOM_SUPPORT_FACTOR * n, total)
     size = check_int("support_size", size, low=n, high=total)
@@ -89,6 +91,11 @@ def random_support(n: int, k: int, rng: np.random.Generator, size: int | None = 
             seen.add(arm)
     if rank == n and len(chosen) >= size:
         return chosen
+    if rank < n:
+        raise InvalidParameterError(
+            f"the super-arms drawn span only rank {rank} < n={n} after {max_draws} draws: if the decision "
+            "class's super-arms do not span R^n, theta is not identifiable from full-bandit feedback "
+            "(e.g. a partition matroid that fixes how many members each group has)")
     raise InvalidParameterError(
         f"could not draw a spanning random support of size {size} for n={n}, k={k} in {max_draws} draws")
 

@@ -1,4 +1,4 @@
-"""Command line: ``fullbandit solve`` and ``fullbandit bench`` (thin: parse, call the library, print)."""
+"""Command line: ``fullbandit solve``, ``fullbandit bench`` and ``fullbandit dks`` (thin: parse, call the library, print)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import numpy as np
 
 from fullbandit._validation import InvalidParameterError, check_int
 from fullbandit.datasets import DATASETS, dataset_info, load_dataset
+from fullbandit.dks.graphs import GENERATORS
+from fullbandit.experiments.dks_suite import SUITE_ORACLES, graph_instance_from
 from fullbandit.driver import run
 from fullbandit.estimation import CONFIDENCE_CONSTANTS
 from fullbandit.full import ALGORITHMS
@@ -62,7 +64,59 @@ def _parser() -> argparse.ArgumentParser:
     bench.add_argument("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://10.0.0.5:8786")
     bench.add_argument("--out", default="benchmarks/out", help="output folder (default: benchmarks/out)")
     bench.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    dks = commands.add_parser(
+        "dks", help="run densest-k-subgraph oracles on a graph and certify their ratios",
+        description="Run DkS oracles on a graph file (edge list 'u v [weight]', .graphml, or a symmetric "
+                    "matrix .npy) or a named generator, and print each oracle's weight, its certified "
+                    "ratio (weight / the smallest certified upper bound) and its time.")
+    dks.add_argument("graph", help="a graph file, or a generator: " + ", ".join(sorted(GENERATORS)))
+    dks.add_argument("--k", type=int, required=True, help="number of vertices to choose")
+    dks.add_argument("--oracles", nargs="+", default=sorted(SUITE_ORACLES), choices=sorted(SUITE_ORACLES),
+                     help="oracles to run (default: all)")
+    dks.add_argument("--exact", action="store_true",
+                     help="also solve exactly (brute force or a MILP; see --time-limit)")
+    dks.add_argument("--time-limit", type=float, default=60.0, help="seconds for the MILP (default: 60)")
+    dks.add_argument("--sdp", action="store_true", help="add the semidefinite bound (n <= 200)")
+    dks.add_argument("--seed", type=int, default=0, help="seed of a random generator (default: 0)")
     return parser
+
+
+def dks(args) -> int:
+    import math
+    import time
+    from pathlib import Path
+
+    from fullbandit.dks import bound_matrix, exact
+    from fullbandit.dks.graphs import make_graph, read_graph
+    from fullbandit.experiments.dks_suite import evaluate_dks
+    check_int("seed", args.seed, low=0)
+    if Path(args.graph).exists():
+        G = read_graph(args.graph)
+    elif args.graph in GENERATORS:
+        G = make_graph(args.graph, args.seed)
+    else:
+        raise InvalidParameterError(
+            f"graph={args.graph!r} is neither an existing file nor a generator: {', '.join(sorted(GENERATORS))}")
+    k = check_int("k", args.k, low=1, high=G.number_of_nodes())
+    instance = graph_instance_from(G, k)
+    start = time.perf_counter()
+    bounds = bound_matrix(instance.W, k, methods=None if not args.sdp else ("spectral", "degree", "edge", "sdp"))
+    bound_seconds = time.perf_counter() - start
+    if args.exact:
+        solved = exact(G, k, time_limit=args.time_limit)
+        bounds["exact" if solved.optimal else "milp"] = solved.upper_bound
+        print(f"exact         weight {solved.weight:.6g}, upper bound {solved.upper_bound:.6g} "
+              f"({solved.method}, {solved.status}, {solved.seconds:.3f} s)")
+    best_bound = min(bounds.values())
+    print(f"graph         {args.graph}: {G.number_of_nodes()} nodes, {G.number_of_edges()} edges, k={k}")
+    print("bounds        " + ", ".join(f"{name}={value:.6g}" for name, value in sorted(bounds.items()))
+          + f" ({bound_seconds:.3f} s)")
+    print(f"{'oracle':<14}{'weight':>14}{'certified ratio':>17}{'seconds':>10}")
+    for oracle in args.oracles:
+        row = evaluate_dks(oracle, instance)
+        ratio = row["weight"] / best_bound if best_bound > 0 else math.nan
+        print(f"{oracle:<14}{row['weight']:>14.6g}{min(ratio, 1.0):>17.4f}{row['seconds']:>10.4f}")
+    return 0
 
 
 def bench(args) -> int:
@@ -83,11 +137,7 @@ def bench(args) -> int:
     frame = run_grid(suite.build(runs), backend=backend, jobs=jobs, scheduler=args.scheduler,
                      out=out / f"{suite.name}.csv", progress=False if args.no_progress else None)
     suite.plot(frame, out / f"{suite.name}.png")
-    swept = [c for c in ("n", "k") if c in frame.columns and frame[c].nunique() > 1]
-    summary = frame.groupby(["algorithm", *swept]).agg(
-        runs=("pulls", "size"), mean_pulls=("pulls", "mean"), error_rate=("correct", lambda ok: 1 - ok.mean()),
-        mean_seconds=("wall_time", "mean"))
-    print(summary.to_string(float_format=lambda value: f"{value:,.4g}"))
+    print(suite.summarize(frame).to_string(float_format=lambda value: f"{value:,.4g}"))
     print(f"wrote {out / (suite.name + '.csv')} and {out / (suite.name + '.png')} ({backend} backend)")
     return 0
 
@@ -123,6 +173,8 @@ def main(argv=None) -> int:
             return solve(args)
         if args.command == "bench":
             return bench(args)
+        if args.command == "dks":
+            return dks(args)
     except (InvalidParameterError, TypeError) as error:
         print(f"fullbandit: error: {error}", file=sys.stderr)
         return 2

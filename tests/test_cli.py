@@ -109,4 +109,28 @@ def test_bench_writes_csv_and_png_and_resumes(tmp_path, monkeypatch, capsys):
 
 def test_bench_unknown_suite_is_refused(capsys):
     assert main(["bench", "nope", "--no-progress"]) == 2
-    assert "suite='nope' is not one of the allowed values: 'saqm-support'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "suite='nope' is not one of the allowed values" in err and "'saqm-support'" in err and "'dks'" in err
+
+
+def test_dks_command_certifies_oracles_against_the_exact_optimum(capsys, tmp_path):
+    import networkx as nx
+    G = nx.Graph(list(nx.karate_club_graph().edges))  # unweighted, as written to the file
+    path = tmp_path / "karate.txt"
+    path.write_text("".join(f"{u} {v} 1\n" for u, v in G.edges))
+    assert main(["dks", str(path), "--k", "6", "--exact"]) == 0
+    out = capsys.readouterr().out
+    from fullbandit.dks import exact
+    optimum = exact(G, 6).weight
+    assert f"exact         weight {optimum:.6g}, upper bound {optimum:.6g}" in out
+    rows = [line.split() for line in out.splitlines() if line.split() and line.split()[0] in ("peeling", "fpk")]
+    assert len(rows) == 2
+    for _, weight, ratio, _ in rows:
+        assert float(ratio) == pytest.approx(float(weight) / optimum, abs=1e-4)
+
+
+def test_dks_command_refuses_unknown_graphs_and_bad_k(capsys):
+    assert main(["dks", "nope", "--k", "3"]) == 2
+    assert "graph='nope' is neither an existing file nor a generator" in capsys.readouterr().err
+    assert main(["dks", "karate", "--k", "40"]) == 2
+    assert "k=40 must satisfy 1 <= k <= 34" in capsys.readouterr().err

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from fullbandit._validation import check_choice
+from fullbandit.dks.feige_peleg_kortsarz import fpk_matrix, proven_fpk_ratio
+from fullbandit.dks.swaps import local_search_matrix
 from fullbandit.dks.peeling import _peel, proven_peeling_ratio
 
 
@@ -24,8 +26,18 @@ class Oracle:
     proven_ratio: Callable[[int, int], float]
 
 
+def _then_swap(first: Callable) -> Callable:
+    # 1-swap local search never lowers the weight, so the first oracle's ratio still holds.
+    def solve(W, k):
+        return local_search_matrix(W, k, first(W, k))
+    return solve
+
+
 ORACLES: dict[str, Oracle] = {
     "peeling": Oracle("peeling", _peel, proven_peeling_ratio),
+    "fpk": Oracle("fpk", fpk_matrix, proven_fpk_ratio),
+    "peeling+swap": Oracle("peeling+swap", _then_swap(_peel), proven_peeling_ratio),
+    "fpk+swap": Oracle("fpk+swap", _then_swap(fpk_matrix), proven_fpk_ratio),
 }
 
 

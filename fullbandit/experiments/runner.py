@@ -36,7 +36,9 @@ def run_cell(algorithm_factory: Factory, instance_factory: Factory, grid_metrics
     """Run one cell of a grid and return its row (a plain dict; picklable)."""
     instance_rng = np.random.default_rng(cell.instance_seed())
     instance = instance_factory.make(instance_rng, **dict(cell.instance_params))
-    algorithm = algorithm_factory.make(instance.problem, cell.algorithm_seed(), **dict(cell.algorithm_params))
+    # Bandit instances hand the algorithm their decision class; other instances hand themselves.
+    problem = getattr(instance, "problem", instance)
+    algorithm = algorithm_factory.make(problem, cell.algorithm_seed(), **dict(cell.algorithm_params))
     values = evaluation.evaluate(algorithm, instance)
     result = values.pop("_result", None)
     metrics = dict(values.pop(METRICS_COLUMN, {}))

@@ -15,21 +15,35 @@ import pandas as pd
 from fullbandit._validation import check_choice
 from fullbandit.datasets.synthetic import kuroki_planted_gap
 from fullbandit.environments import GaussianSum
+from fullbandit.experiments.dks_suite import build_dks_grid, plot_dks, summarize_dks
 from fullbandit.experiments.grid import Factory, Grid, Instance
 from fullbandit.experiments.plots import plot_error_rates, plot_metric
 from fullbandit.full.saqm import SAQM
 from fullbandit.problem import TopK
 
 
+def summarize_identification(frame: pd.DataFrame) -> pd.DataFrame:
+    """Runs, mean pulls, error rate and mean time per algorithm (and swept n or k)."""
+    swept = [c for c in ("n", "k") if c in frame.columns and frame[c].nunique() > 1]
+    return frame.groupby(["algorithm", *swept]).agg(
+        runs=("pulls", "size"), mean_pulls=("pulls", "mean"), error_rate=("correct", lambda ok: 1 - ok.mean()),
+        mean_seconds=("wall_time", "mean"))
+
+
 @dataclass(frozen=True)
 class Suite:
-    """A named grid with its figure. ``build(runs)`` gives the grid; ``plot(frame, path)`` writes a PNG."""
+    """A named grid with its figure and summary table.
+
+    ``build(runs)`` gives the grid; ``plot(frame, path)`` writes a PNG; ``summarize(frame)``
+    gives the table ``fullbandit bench`` prints.
+    """
 
     name: str
     description: str
     build: Callable[[int], Grid]
     plot: Callable[[pd.DataFrame, Path], None]
     default_runs: int
+    summarize: Callable[[pd.DataFrame], pd.DataFrame] = summarize_identification
 
 
 def planted_gap_instance(rng, n: int, k: int, min_gap: float, sigma: float) -> Instance:
@@ -79,6 +93,12 @@ SUITES: dict[str, Suite] = {
         "super-arms, on planted-gap instances (Kuroki et al. 2020, section 5): pulls against n, "
         "and error rates.",
         _support_grid, _support_plot, default_runs=20),
+    "dks": Suite(
+        "dks",
+        "Densest-k-subgraph oracles (peeling, FPK, each with 1-swap local search) on networkx generators, "
+        "classic graphs and the complete graphs of Algorithm 1; ratio to the exact optimum (brute force or "
+        "MILP) or to the best certified upper bound, and time, for k in 5, 10, 20.",
+        build_dks_grid, plot_dks, default_runs=3, summarize=summarize_dks),
 }
 
 

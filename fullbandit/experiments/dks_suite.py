@@ -1,0 +1,162 @@
+"""The ``dks`` suite: densest-k-subgraph oracles against exact optima or certified bounds.
+
+Each cell runs one oracle (or the ``reference``: an exact solve where affordable, else the
+best certified upper bound) on one graph; ratios are formed afterwards by pairing every
+oracle row with the reference row of the same graph, ``k`` and seed.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+import pandas as pd
+
+from fullbandit.dks import bound_matrix, brute_force_matrix, fpk_matrix, local_search_matrix, milp_matrix
+from fullbandit.dks._graph import dense_weights, induced_weight, is_sparse, sparse_weights
+from fullbandit.dks.graphs import make_graph
+from fullbandit.dks.peeling import peel_dense, peel_sparse
+from fullbandit.experiments.evaluations import Evaluation
+from fullbandit.experiments.grid import Factory, Grid
+
+REFERENCE = "reference"
+BRUTE_FORCE_UP_TO = 200_000   # subsets: above this the reference is a time-limited MILP
+MILP_UP_TO = 250              # vertices: above this only certified bounds are computed
+MILP_SECONDS = 5.0
+
+
+@dataclass(frozen=True)
+class GraphInstance:
+    """A weighted graph as a matrix (dense, or sparse when large and sparse) and ``k``."""
+
+    name: str
+    W: object
+    k: int
+    edges: int
+
+
+def graph_instance_from(G: nx.Graph, k: int, name: str = "graph") -> GraphInstance:
+    """The matrix form of ``G``: sparse when large and sparse, dense otherwise."""
+    n, m = G.number_of_nodes(), G.number_of_edges()
+    sparse = n > 500 and m < 0.05 * n * (n - 1) / 2
+    _, W = sparse_weights(G) if sparse else dense_weights(G)
+    return GraphInstance(name, W, min(k, n), m)
+
+
+def graph_instance(rng, k: int, graph: str, **params) -> GraphInstance:
+    """A generator's graph (:func:`fullbandit.dks.graphs.make_graph`) as an instance."""
+    return graph_instance_from(make_graph(graph, rng, **params), k, graph)
+
+
+def _peel_any(W, k):
+    return peel_sparse(W, k) if is_sparse(W) else peel_dense(W, k)
+
+
+SUITE_ORACLES = {
+    "peeling": _peel_any,
+    "fpk": fpk_matrix,
+    "peeling+swap": lambda W, k: local_search_matrix(W, k, _peel_any(W, k)),
+    "fpk+swap": lambda W, k: local_search_matrix(W, k, fpk_matrix(W, k)),
+}
+
+
+def oracle_factory(problem, seed, *, oracle: str):
+    """The algorithm of a DkS cell: an oracle name (``problem`` and ``seed`` unused: oracles are deterministic)."""
+    return oracle
+
+
+def _weight(W, vertices) -> float:
+    if is_sparse(W):
+        idx = np.asarray(vertices)
+        return float(W[idx][:, idx].sum() / 2.0)
+    return induced_weight(W, vertices)
+
+
+def evaluate_dks(oracle: str, instance: GraphInstance) -> dict:
+    W, k = instance.W, instance.k
+    n = W.shape[0]
+    start = time.perf_counter()
+    upper, optimal, method = math.nan, False, oracle
+    if oracle == REFERENCE:
+        bounds = bound_matrix(W, k)
+        upper = min(bounds.values())
+        if math.comb(n, k) <= BRUTE_FORCE_UP_TO:
+            vertices, weight = brute_force_matrix(W, k)
+            upper, optimal, method = weight, True, "brute-force"
+        elif n <= MILP_UP_TO:
+            solved = milp_matrix(W, k, time_limit=MILP_SECONDS)
+            vertices, weight, optimal, method = solved.vertices, solved.weight, solved.optimal, "milp"
+            upper = min(upper, solved.upper_bound)
+        else:
+            vertices = _peel_any(W, k)
+            weight, method = _weight(W, vertices), "bounds only"
+    else:
+        vertices = SUITE_ORACLES[oracle](W, k)
+        weight = _weight(W, vertices)
+    seconds = time.perf_counter() - start
+    return {"n": n, "k": k, "edges": instance.edges, "weight": weight, "upper_bound": upper,
+            "optimal": optimal, "method": method, "seconds": seconds}
+
+
+DKS_EVALUATION = Evaluation(
+    columns=("n", "k", "edges", "weight", "upper_bound", "optimal", "method", "seconds"),
+    evaluate=evaluate_dks, sweepable=frozenset({"k"}))
+
+GRAPHS = {
+    "G(n,p) weighted": dict(graph="gnp", n=200, p=0.1),
+    "planted dense set": dict(graph="planted", n=200, p=0.05, size=20, q=0.8),
+    "Barabasi-Albert": dict(graph="barabasi-albert", n=200, m=3),
+    "block model": dict(graph="block-model", n=200, blocks=4),
+    "bandit design A^-1": dict(graph="bandit-design", n=36, k=10),
+    "karate club": dict(graph="karate"),
+    "Les Miserables": dict(graph="les-miserables"),
+    "Florentine families": dict(graph="florentine"),
+    "Davis southern women": dict(graph="davis"),
+}
+
+
+def build_dks_grid(runs: int, ks=(5, 10, 20)) -> Grid:
+    algorithms = {name: Factory(partial(oracle_factory, oracle=name)) for name in [*SUITE_ORACLES, REFERENCE]}
+    instances = {label: Factory(partial(graph_instance, **params), {"k": list(ks)}) for label, params in GRAPHS.items()}
+    return Grid(algorithms, instances, seeds=runs, evaluation=DKS_EVALUATION)
+
+
+def ratios(frame: pd.DataFrame) -> pd.DataFrame:
+    """Oracle rows with ``ratio`` = weight / reference (exact optimum, else certified upper bound)."""
+    reference = frame.loc[frame["algorithm"] == REFERENCE, ["instance", "k", "seed", "weight", "upper_bound",
+                                                            "optimal"]]
+    oracles = frame[frame["algorithm"] != REFERENCE]
+    joined = oracles.merge(reference, on=["instance", "k", "seed"], suffixes=("", "_reference"), how="left")
+    denominator = joined["upper_bound_reference"].where(~joined["optimal_reference"].astype(bool),
+                                                        joined["weight_reference"])
+    joined["ratio"] = np.where(denominator > 0, joined["weight"] / denominator, 1.0)
+    joined["ratio_kind"] = np.where(joined["optimal_reference"].astype(bool), "exact", "certified")
+    return joined
+
+
+def plot_dks(frame: pd.DataFrame, path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from fullbandit.experiments.plots import plot_metric
+    table = ratios(frame)
+    figure, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+    plot_metric(table, "k", "ratio", ax=left, title="weight / (exact optimum or certified bound), all graphs")
+    plot_metric(frame, "k", "seconds", ax=right, logy=True, title="time per call (reference: exact or bounds)")
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+
+
+def summarize_dks(frame: pd.DataFrame) -> pd.DataFrame:
+    """Mean and worst ratio per oracle, and how many ratios are exact vs certified."""
+    table = ratios(frame)
+    return table.groupby("algorithm").agg(mean_ratio=("ratio", "mean"), worst_ratio=("ratio", "min"),
+                                          exact_ratios=("ratio_kind", lambda kind: int((kind == "exact").sum())),
+                                          certified_ratios=("ratio_kind", lambda kind: int((kind != "exact").sum())),
+                                          mean_seconds=("seconds", "mean"))

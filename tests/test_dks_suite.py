@@ -1,0 +1,33 @@
+"""The dks benchmark suite: rows, references and ratios."""
+
+import numpy as np
+import pytest
+
+from fullbandit.experiments import Factory, Grid, run_grid
+from fullbandit.experiments.dks_suite import (DKS_EVALUATION, REFERENCE, SUITE_ORACLES, graph_instance,
+                                              oracle_factory, ratios, summarize_dks)
+from functools import partial
+
+
+def _grid():
+    algorithms = {name: Factory(partial(oracle_factory, oracle=name)) for name in [*SUITE_ORACLES, REFERENCE]}
+    instances = {"karate": Factory(partial(graph_instance, graph="karate"), {"k": [4, 8]}),
+                 "gnp": Factory(partial(graph_instance, graph="gnp", n=20, p=0.3), {"k": [5]})}
+    return Grid(algorithms, instances, seeds=2, evaluation=DKS_EVALUATION)
+
+
+def test_reference_is_exact_on_small_graphs_and_ratios_are_at_most_one():
+    frame = run_grid(_grid(), progress=False)
+    reference = frame[frame["algorithm"] == REFERENCE]
+    assert reference["optimal"].all() and set(reference["method"]) <= {"brute-force", "milp"}
+    table = ratios(frame)
+    assert len(table) == len(SUITE_ORACLES) * 3 * 2
+    assert (table["ratio"] <= 1 + 1e-12).all() and (table["ratio"] > 0).all()
+    assert (table["ratio_kind"] == "exact").all()
+    # the +swap variants never end below the oracle they start from
+    pivot = table.pivot_table(index=["instance", "k", "seed"], columns="algorithm", values="weight")
+    assert (pivot["peeling+swap"] >= pivot["peeling"] - 1e-12).all()
+    assert (pivot["fpk+swap"] >= pivot["fpk"] - 1e-12).all()
+    summary = summarize_dks(frame)
+    assert summary.loc["peeling", "worst_ratio"] == pytest.approx(table[table.algorithm == "peeling"].ratio.min())
+    assert np.isclose(summary["exact_ratios"], 6).all()
