@@ -14,7 +14,9 @@ from fullbandit.dks.graphs import GENERATORS
 from fullbandit.experiments.dks_suite import SUITE_ORACLES, graph_instance_from
 from fullbandit.driver import run
 from fullbandit.estimation import CONFIDENCE_CONSTANTS
+from fullbandit.dks import ORACLES
 from fullbandit.full import ALGORITHMS
+from fullbandit.full.static import ALLOCATIONS
 from fullbandit.full.saqm import WIDTH_BOUNDS
 from fullbandit.instances import REWARD_MODELS, team_environment
 from fullbandit.problem import TopK
@@ -49,6 +51,10 @@ def _parser() -> argparse.ArgumentParser:
                        help="confidence constant (default: tight)")
     solve.add_argument("--width-bound", choices=WIDTH_BOUNDS, default="certified",
                        help="SAQM's bound on the widest confidence ellipsoid (default: certified)")
+    solve.add_argument("--oracle", choices=sorted(ORACLES), default="peeling",
+                       help="densest-k-subgraph oracle of Algorithm 1, for saqm and safoa (default: peeling)")
+    solve.add_argument("--allocation", choices=ALLOCATIONS, default="uniform",
+                       help="proportions over the static support (default: uniform)")
     solve.add_argument("--noise-scale", type=float, default=None,
                        help="override the reward model's sub-Gaussian noise scale R")
     solve.add_argument("--no-progress", action="store_true", help="never show a progress bar")
@@ -124,6 +130,7 @@ def bench(args) -> int:
 
     from fullbandit.experiments import run_grid
     from fullbandit.experiments.suites import SUITES, get_suite
+    get_suite("dks")  # registers every suite
     if args.list or args.name is None:
         for suite in SUITES.values():
             print(f"{suite.name:<16} {suite.description}")
@@ -148,9 +155,13 @@ def solve(args) -> int:
     problem = TopK(data.n_workers, args.k)
     environment_seed, algorithm_seed = np.random.SeedSequence(args.seed).spawn(2)
     environment = team_environment(data, args.reward_model, seed=environment_seed)
-    algorithm = ALGORITHMS[args.algorithm](
-        problem, epsilon=args.epsilon, delta=args.delta, noise_scale=args.noise_scale,
-        confidence=args.confidence, width_bound=args.width_bound, budget=args.budget, seed=algorithm_seed)
+    options = dict(epsilon=args.epsilon, delta=args.delta, noise_scale=args.noise_scale, confidence=args.confidence,
+                   budget=args.budget, allocation=args.allocation, seed=algorithm_seed)
+    if args.algorithm == "saqm":
+        options["width_bound"] = args.width_bound
+    if args.algorithm in ("saqm", "safoa", "safoa-certified"):
+        options["oracle"] = args.oracle
+    algorithm = ALGORITHMS[args.algorithm](problem, **options)
     result = run(algorithm, environment, progress=False if args.no_progress else None)
     if args.json:
         print(json.dumps(result.as_dict(), indent=2, default=str))

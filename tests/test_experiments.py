@@ -152,3 +152,11 @@ def test_plots_draw_one_line_per_algorithm_and_one_bar_per_algorithm(tmp_path):
     plt.close(figure)
     with pytest.raises(ValueError, match="not in the results"):
         plot_metric(frame, "n", "nonexistent")
+
+
+def test_missing_values_survive_the_file(tmp_path):
+    store = ResultStore(tmp_path / "r.csv", ["key", "value", "metrics"])
+    store.append({"key": "a", "value": float("nan"), "metrics": {}})
+    store.append({"key": "b", "value": 2.5, "metrics": {"x": 1}})
+    frame = store.read()
+    assert frame["value"].dtype.kind == "f" and np.isnan(frame["value"][0]) and frame["value"][1] == 2.5

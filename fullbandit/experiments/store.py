@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import os
 from pathlib import Path
 
@@ -61,7 +62,11 @@ class ResultStore:
         values = []
         for column in self.columns:
             value = row.get(column, "")
-            values.append(json.dumps(value, sort_keys=True, default=str) if column == METRICS_COLUMN else value)
+            if column == METRICS_COLUMN:
+                value = json.dumps(value, sort_keys=True, default=str)
+            elif isinstance(value, float) and math.isnan(value):
+                value = ""  # read back as NaN (the reader treats only empty fields as missing)
+            values.append(value)
         self._write_line(values)
 
     def read(self) -> pd.DataFrame:

@@ -1,0 +1,186 @@
+"""Sample-complexity reproductions of Kuroki et al. (2020), section 5.
+
+``kuroki-samples``: pulls until stopping against ``n`` on planted-gap instances, every
+full-bandit algorithm, G-allocation (the paper's Figure 3, right). ``kuroki-table2``: the
+six crowdsourcing data sets of Table 2, uniform allocation, ``k = 10``.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from fullbandit.datasets import load_dataset
+from fullbandit.datasets.quiz import DATASETS
+from fullbandit.experiments.grid import Factory, Grid, Instance
+from fullbandit.experiments.plots import plot_error_rates, plot_metric
+from fullbandit.experiments.suites import planted_gap_instance
+from fullbandit.full import ALGORITHMS
+from fullbandit.instances import team_environment
+from fullbandit.problem import TopK
+
+#: Table 2 of the paper: samples to stop (ICB, SAQM, SA-FOA), one run each as printed.
+PAPER_TABLE2 = {
+    "it": (46_658, 68_328, 3_421), "medicine": (73_337, 86_252, 3_493), "chinese": (105_214, 110_504, 4_949),
+    "pokemon": (20_943, 91_423, 3_050), "english": (118_587, 131_512, 9_313),
+    "science": (362_558, 291_773, 15_611),
+}
+PAPER_COLUMNS = {"icb": 0, "saqm": 1, "safoa": 2}
+
+TABLE2_K = 10
+TABLE2_EPSILON = 0.5
+TABLE2_DELTA = 0.05
+TABLE2_REWARD_MODEL = "bernoulli"
+SAMPLES_GAP = 0.5
+SAMPLES_SIGMA = 1.0
+
+
+def algorithm_factory(problem, seed, *, name: str, **options):
+    """A full-bandit algorithm from :data:`fullbandit.full.ALGORITHMS` by name."""
+    return ALGORITHMS[name](problem, seed=seed, **options)
+
+
+def half_planted_gap_instance(rng, n: int, min_gap: float, sigma: float) -> Instance:
+    """Planted gap with ``k = n / 2`` (the size at which ``C(n, k)`` is largest)."""
+    return planted_gap_instance(rng, n=n, k=n // 2, min_gap=min_gap, sigma=sigma)
+
+
+def _samples_grid(runs: int) -> Grid:
+    options = dict(epsilon=0.0, delta=0.05, allocation="g-optimal", support="random")
+    algorithms = {name: Factory(partial(algorithm_factory, name=name, **options))
+                  for name in ("saqm", "safoa", "safoa-certified", "icb", "exhaustive")}
+    instances = {"planted gap": Factory(partial(half_planted_gap_instance, min_gap=SAMPLES_GAP, sigma=SAMPLES_SIGMA),
+                                        {"n": [6, 8, 10, 12, 14]})}
+    return Grid(algorithms, instances, seeds=runs)
+
+
+def _samples_plot(frame: pd.DataFrame, path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    figure, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
+    plot_metric(frame, "n", "pulls", ax=left, logy=True,
+                title=f"pulls to stop, k = n/2, gap {SAMPLES_GAP}, N(0, {SAMPLES_SIGMA:g}) noise, G-allocation")
+    plot_error_rates(frame, success="correct", ax=right, delta=0.05, title="error rate (epsilon = 0)")
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+
+
+def quiz_instance(rng, dataset: str, reward_model: str = TABLE2_REWARD_MODEL, k: int = TABLE2_K) -> Instance:
+    """A Table 2 data set: workers as arms, accuracies as means, the chosen reward model."""
+    data = load_dataset(dataset)
+    return Instance(TopK(data.n_workers, k), team_environment(data, reward_model, seed=rng),
+                    {"workers": data.n_workers})
+
+
+def _table2_grid(runs: int) -> Grid:
+    # Uniform allocation as in the paper, over a random support of 4n k-subsets for every data
+    # set: cyclic windows (the default when gcd(n, 10) = 1, i.e. English and Science) are so
+    # badly conditioned that they would multiply the pulls by about ten (see saqm-support).
+    options = dict(epsilon=TABLE2_EPSILON, delta=TABLE2_DELTA, allocation="uniform", support="random")
+    algorithms = {name: Factory(partial(algorithm_factory, name=name, **options))
+                  for name in ("icb", "saqm", "safoa", "safoa-certified")}
+    instances = {dataset: Factory(partial(quiz_instance, dataset=dataset)) for dataset in DATASETS}
+    return Grid(algorithms, instances, seeds=runs)
+
+
+def summarize_table2(frame: pd.DataFrame) -> pd.DataFrame:
+    """Mean pulls per data set and algorithm, the paper's figures beside, and the teams found."""
+    pulls = frame.pivot_table(index="instance", columns="algorithm", values="pulls", aggfunc="mean")
+    pulls = pulls.reindex([d for d in DATASETS if d in pulls.index])
+    table = pulls.rename(columns=lambda name: f"pulls {name}")
+    for name, column in PAPER_COLUMNS.items():
+        table[f"paper {name}"] = [PAPER_TABLE2[d][column] for d in table.index]
+    if {"safoa", "icb"} <= set(pulls.columns):
+        table["ours safoa/icb"] = pulls["safoa"] / pulls["icb"]
+        table["paper safoa/icb"] = table["paper safoa"] / table["paper icb"]
+    if {"saqm", "icb"} <= set(pulls.columns):
+        table["ours saqm/icb"] = pulls["saqm"] / pulls["icb"]
+        table["paper saqm/icb"] = table["paper saqm"] / table["paper icb"]
+    table["all optimal"] = frame.groupby("instance")["correct"].all().reindex(table.index)
+    return table
+
+
+def table2_teams(frame: pd.DataFrame) -> pd.DataFrame:
+    """The team each algorithm returned (first seed), as worker ids, and whether it is optimal."""
+    rows = []
+    for (dataset, algorithm), group in frame.sort_values("seed").groupby(["instance", "algorithm"]):
+        first = group.iloc[0]
+        data = load_dataset(dataset)
+        team = [data.worker_ids[int(i)] for i in str(first["answer"]).split("-")]
+        rows.append({"dataset": dataset, "algorithm": algorithm, "team": " ".join(team),
+                     "optimal": bool(first["correct"]), "gap": 0.0 if first["correct"] else first["gap"]})
+    return pd.DataFrame(rows)
+
+
+def _table2_plot(frame: pd.DataFrame, path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    table = summarize_table2(frame)
+    ours = [c for c in table.columns if c.startswith("pulls ")]
+    figure, ax = plt.subplots(figsize=(12, 4.5))
+    positions = np.arange(len(table.index))
+    width = 0.8 / (len(ours) + len(PAPER_COLUMNS))
+    for offset, column in enumerate(ours):
+        ax.bar(positions + offset * width, table[column], width=width, label=f"ours: {column[6:]}")
+    for offset, name in enumerate(PAPER_COLUMNS, start=len(ours)):
+        ax.bar(positions + offset * width, table[f"paper {name}"], width=width, hatch="//", alpha=0.6,
+               label=f"paper: {name}")
+    ax.set_xticks(positions + 0.4 - width / 2, table.index)
+    ax.set_yscale("log")
+    ax.set_ylabel("pulls to stop")
+    ax.set_title(f"Table 2: k={TABLE2_K}, epsilon={TABLE2_EPSILON}, delta={TABLE2_DELTA}, "
+                 f"{TABLE2_REWARD_MODEL} workers, uniform allocation (paper: its own, unstated epsilon and noise)")
+    ax.legend(ncol=2, fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+
+
+MODE_VARIANTS = {
+    "saqm theorem1": dict(name="saqm", width_bound="theorem1"),
+    "saqm certified": dict(name="saqm", width_bound="certified"),
+    "safoa heuristic": dict(name="safoa"),
+    "safoa certified": dict(name="safoa-certified"),
+    "icb": dict(name="icb"),
+}
+
+
+def _modes_grid(runs: int) -> Grid:
+    algorithms = {label: Factory(partial(algorithm_factory, epsilon=0.0, delta=0.05, support="random", **variant),
+                                 {"confidence": ["tight", "paper"]})
+                  for label, variant in MODE_VARIANTS.items()}
+    instances = {"planted gap": Factory(partial(planted_gap_instance, n=6, k=3, min_gap=0.5, sigma=0.5))}
+    return Grid(algorithms, instances, seeds=runs)
+
+
+def summarize_modes(frame: pd.DataFrame) -> pd.DataFrame:
+    """Mean pulls per variant and constant, and the ratios the certified modes and constants cost."""
+    pulls = frame.pivot_table(index="algorithm", columns="confidence", values="pulls", aggfunc="mean")
+    pulls["paper / tight"] = pulls["paper"] / pulls["tight"]
+    pulls["error rate"] = frame.groupby("algorithm")["correct"].apply(lambda ok: 1 - ok.mean())
+    return pulls
+
+
+def _modes_plot(frame: pd.DataFrame, path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    table = summarize_modes(frame)
+    figure, ax = plt.subplots(figsize=(9, 4.5))
+    positions = np.arange(len(table.index))
+    ax.bar(positions - 0.2, table["tight"], width=0.4, label="tight constant")
+    ax.bar(positions + 0.2, table["paper"], width=0.4, label="paper's constant")
+    ax.set_xticks(positions, table.index, rotation=15)
+    ax.set_yscale("log")
+    ax.set_ylabel("mean pulls to stop")
+    ax.set_title("certified vs published modes, tight vs paper constant (n=6, k=3, gap 0.5, sigma 0.5)")
+    ax.legend()
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
