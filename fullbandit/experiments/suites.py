@@ -115,6 +115,9 @@ def _register_reproductions() -> None:
         "Kuroki et al. (2020), Table 2: the six crowdsourcing data sets, k = 10, epsilon = 0.5, delta = 0.05, "
         "independent Bernoulli workers, uniform allocation; the paper's figures beside ours.",
         samples._table2_grid, samples._table2_plot, default_runs=3, summarize=samples.summarize_table2)
+    from fullbandit.experiments.kuroki_approximation import RATIO_SUITE, TIME_SUITE
+    SUITES[RATIO_SUITE.name] = RATIO_SUITE
+    SUITES[TIME_SUITE.name] = TIME_SUITE
     SUITES["kuroki-modes"] = Suite(
         "kuroki-modes",
         "What the certified modes and the tighter confidence constant change: pulls of SAQM (theorem1 vs "
