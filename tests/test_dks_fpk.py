@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import fullbandit.dks.feige_peleg_kortsarz as fpk_module
 from fullbandit._validation import InvalidParameterError
-from fullbandit.dks._graph import induced_weight
+from fullbandit.dks._graph import induced_weight, use_sparse
 from fullbandit.dks.feige_peleg_kortsarz import PROCEDURES, fpk, fpk_matrix, fpk_procedures, proven_fpk_ratio
 
 
@@ -446,7 +446,7 @@ def test_large_sparse_graph_takes_the_sparse_path_and_agrees_with_dense():
     for u, v in G.edges:
         G[u][v]["weight"] = float(rng.integers(1, 9)) / 8.0
     G = nx.relabel_nodes(G, {v: f"n{v}" for v in G})
-    assert fpk_module._use_sparse(G)
+    assert use_sparse(G)
     nodes = list(G.nodes)
     W = nx.to_numpy_array(G, nodelist=nodes)
     assert fpk(G, 20) == {nodes[i] for i in fpk_matrix(W, 20)}

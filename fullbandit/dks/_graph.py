@@ -73,3 +73,14 @@ def is_sparse(W) -> bool:
     """Whether ``W`` is a scipy sparse matrix or array."""
     import scipy.sparse as sparse
     return sparse.issparse(W)
+
+
+def use_sparse(G) -> bool:
+    """The networkx front ends go sparse for large graphs with under 5% of the possible edges."""
+    n = G.number_of_nodes()
+    return n >= 1000 and 2 * G.number_of_edges() < 0.05 * n * n
+
+
+def graph_matrix(G, weight: str = "weight"):
+    """Node list and weight matrix of ``G``: sparse when :func:`use_sparse`, dense otherwise."""
+    return sparse_weights(G, weight) if use_sparse(G) else dense_weights(G, weight)

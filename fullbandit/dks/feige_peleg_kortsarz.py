@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from fullbandit._validation import InvalidParameterError, check_int
-from fullbandit.dks._graph import check_graph, check_weight_matrix, dense_weights, is_sparse, sparse_weights
+from fullbandit.dks._graph import check_graph, check_weight_matrix, graph_matrix, is_sparse
 
 __all__ = ["fpk", "fpk_matrix", "fpk_procedures", "proven_fpk_ratio"]
 
@@ -61,16 +61,6 @@ def _prepare_sparse(W, k):
     W.sort_indices()
     k = check_int("k", k, low=1, high=W.shape[0])
     return W, k
-
-
-def _use_sparse(G) -> bool:
-    """The networkx front ends go sparse for large graphs with under 5% of the possible edges."""
-    n = G.number_of_nodes()
-    return n >= 1000 and 2 * G.number_of_edges() < 0.05 * n * n
-
-
-def _graph_matrix(G, weight):
-    return sparse_weights(G, weight) if _use_sparse(G) else dense_weights(G, weight)
 
 
 def _gather_rows(W, rows):
@@ -570,7 +560,7 @@ def fpk(G, k: int, weight: str = "weight") -> set:
     ['a', 'b', 'c', 'd']
     """
     k = check_graph(G, k)
-    nodes, W = _graph_matrix(G, weight)
+    nodes, W = graph_matrix(G, weight)
     sparse = is_sparse(W)
     if sparse:
         W.sort_indices()

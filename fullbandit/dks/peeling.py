@@ -7,10 +7,9 @@ import heapq
 import numpy as np
 
 from fullbandit._validation import InvalidParameterError, check_int
-from fullbandit.dks._graph import check_graph, check_weight_matrix, dense_weights, is_sparse, sparse_weights
+from fullbandit.dks._graph import check_graph, check_weight_matrix, graph_matrix, is_sparse
 
 
-_SPARSE_DENSITY = 0.05  # below this edge density the heap path beats the O(n^2) dense one
 _TIE_TOLERANCE = 1e-12  # relative to the total weight: differences below it are rounding
 
 
@@ -161,9 +160,5 @@ def greedy_peeling(G, k: int, weight: str = "weight") -> set:
     [0, 1, 2, 3]
     """
     k = check_graph(G, k)
-    n = G.number_of_nodes()
-    if G.number_of_edges() < _SPARSE_DENSITY * n * (n - 1) / 2:
-        nodes, W = sparse_weights(G, weight)
-        return {nodes[i] for i in _peel_sparse(W, k)}
-    nodes, W = dense_weights(G, weight)
-    return {nodes[i] for i in _peel(W, k)}
+    nodes, W = graph_matrix(G, weight)
+    return {nodes[i] for i in (_peel_sparse(W, k) if is_sparse(W) else _peel(W, k))}

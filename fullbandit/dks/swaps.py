@@ -13,7 +13,8 @@ import numpy as np
 
 from fullbandit._validation import InvalidParameterError, check_int
 from fullbandit.dks._graph import check_graph, is_sparse
-from fullbandit.dks.feige_peleg_kortsarz import _gather_rows, _graph_matrix, _prepare_matrix
+from fullbandit.dks._graph import graph_matrix
+from fullbandit.dks.feige_peleg_kortsarz import _gather_rows, _prepare_matrix
 
 __all__ = ["local_search", "local_search_matrix"]
 
@@ -277,7 +278,7 @@ def local_search(G, k: int, start, weight: str = "weight", max_iter: int | None 
     _check_distinct_size(items, k, "nodes")
     if max_iter is not None:
         max_iter = check_int("max_iter", max_iter, low=0)
-    nodes, W = _graph_matrix(G, weight)
+    nodes, W = graph_matrix(G, weight)
     sparse = is_sparse(W)
     if sparse:
         W.sort_indices()

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 
 from fullbandit.dks import bound_matrix, brute_force_matrix, fpk_matrix, local_search_matrix, milp_matrix
-from fullbandit.dks._graph import dense_weights, induced_weight, is_sparse, sparse_weights
+from fullbandit.dks._graph import graph_matrix, induced_weight, is_sparse
 from fullbandit.dks.graphs import make_graph
 from fullbandit.dks.peeling import peel_dense, peel_sparse
 from fullbandit.experiments.evaluations import Evaluation
@@ -42,10 +42,8 @@ class GraphInstance:
 
 def graph_instance_from(G: nx.Graph, k: int, name: str = "graph") -> GraphInstance:
     """The matrix form of ``G``: sparse when large and sparse, dense otherwise."""
-    n, m = G.number_of_nodes(), G.number_of_edges()
-    sparse = n > 500 and m < 0.05 * n * (n - 1) / 2
-    _, W = sparse_weights(G) if sparse else dense_weights(G)
-    return GraphInstance(name, W, min(k, n), m)
+    _, W = graph_matrix(G)
+    return GraphInstance(name, W, min(k, G.number_of_nodes()), G.number_of_edges())
 
 
 def graph_instance(rng, k: int, graph: str, **params) -> GraphInstance:
