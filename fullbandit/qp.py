@@ -9,12 +9,12 @@ stopping rule built on them keeps its guarantee.
 
 from __future__ import annotations
 
-import itertools
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from fullbandit._subsets import indicator_rows, subset_chunks
 from fullbandit._validation import InvalidParameterError, check_int, check_k
 from fullbandit.dks import get_oracle
 
@@ -203,14 +203,10 @@ def brute_force_qp(Q, k: int, limit: int = BRUTE_FORCE_LIMIT) -> tuple[tuple[int
     if count > limit:
         raise InvalidParameterError(f"brute force needs C(n={n}, k={k}) = {count} evaluations > limit={limit}")
     best_value, best_subset = -math.inf, None
-    combinations = itertools.combinations(range(n), k)
-    while True:  # chunks of subsets, each scored with one matrix product
-        chunk = np.fromiter(itertools.islice(combinations, 8192), dtype=np.dtype((np.intp, k)))
-        if chunk.shape[0] == 0:
-            return best_subset, best_value
-        indicators = np.zeros((chunk.shape[0], n))
-        np.put_along_axis(indicators, chunk, 1.0, axis=1)
+    for chunk in subset_chunks(n, k):  # each chunk scored with one matrix product
+        indicators = indicator_rows(chunk, n)
         values = np.einsum("ij,jk,ik->i", indicators, Q, indicators, optimize=True)
         top = int(np.argmax(values))
         if values[top] > best_value:
             best_value, best_subset = float(values[top]), tuple(int(i) for i in chunk[top])
+    return best_subset, best_value

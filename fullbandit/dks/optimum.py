@@ -7,13 +7,13 @@ upper bound on the optimum, so its result is still a certified approximation.
 
 from __future__ import annotations
 
-import itertools
 import math
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
+from fullbandit._subsets import subset_chunks
 from fullbandit._validation import InvalidParameterError, check_choice, check_int, check_real
 from fullbandit.dks._graph import check_graph, dense_weights, induced_weight, is_sparse
 from fullbandit.dks.bounds import _weights, degree_bound, edge_bound, spectral_bound
@@ -130,12 +130,8 @@ def _brute_force(W, k: int, limit: int) -> tuple[np.ndarray, float]:
         W = W.toarray()
     first, second = np.triu_indices(k, 1)
     chunk_size = max(1, _CHUNK_ENTRIES // first.size)
-    combinations = itertools.combinations(range(n), k)
     best_weight, best = -math.inf, None
-    while True:
-        chunk = np.fromiter(itertools.islice(combinations, chunk_size), dtype=np.dtype((np.intp, k)))
-        if chunk.shape[0] == 0:
-            break
+    for chunk in subset_chunks(n, k, chunk_size):
         weights = W[chunk[:, first], chunk[:, second]].sum(axis=1)
         top = int(np.argmax(weights))
         if weights[top] > best_weight:

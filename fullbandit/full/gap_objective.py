@@ -10,11 +10,11 @@ first-order surrogate QP that SA-FOA maximises with Algorithm 1.
 
 from __future__ import annotations
 
-import itertools
 import math
 
 import numpy as np
 
+from fullbandit._subsets import indicator_rows, subset_chunks
 from fullbandit._validation import InvalidParameterError
 from fullbandit.problem import DecisionClass, TopK
 from fullbandit.qp import approximate_qp
@@ -45,19 +45,13 @@ def enumerate_class(problem: DecisionClass, limit: int = ENUMERATION_LIMIT):
             f"exact enumeration needs {problem.size} super-arms > limit={limit} "
             f"(n={problem.n}, k={problem.k}); use a polynomial algorithm (SAQM, SA-FOA, ICB)")
     n, k = problem.n, problem.k
-    combinations = itertools.combinations(range(n), k)
-    while True:
-        chunk = np.fromiter(itertools.islice(combinations, 16384), dtype=np.dtype((np.intp, k)))
-        if chunk.shape[0] == 0:
-            return
+    for chunk in subset_chunks(n, k, 16384):
         if not isinstance(problem, TopK):
             keep = [problem._is_member(tuple(int(i) for i in row)) is None for row in chunk]
             chunk = chunk[np.array(keep, dtype=bool)]
             if chunk.shape[0] == 0:
                 continue
-        indicators = np.zeros((chunk.shape[0], n))
-        np.put_along_axis(indicators, chunk, 1.0, axis=1)
-        yield chunk, indicators
+        yield chunk, indicator_rows(chunk, n)
 
 
 def exact_maximum(problem, theta, Q, best, radius, limit: int = ENUMERATION_LIMIT) -> tuple[tuple, float]:

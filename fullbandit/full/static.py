@@ -19,7 +19,8 @@ import numpy as np
 from fullbandit._validation import (InvalidParameterError, as_generator, check_choice, check_finite_reward,
                                     check_int, check_probability, check_real)
 from fullbandit.allocation import Tracker, g_optimal_allocation, make_support
-from fullbandit.estimation import CONFIDENCE_CONSTANTS, LeastSquaresEstimate, SingularDesignError, StaticDesign
+from fullbandit.estimation import (CONFIDENCE_CONSTANTS, LeastSquaresEstimate, SingularDesignError, StaticDesign,
+                                   confidence_radius)
 from fullbandit.problem import DecisionClass, SuperArm, decision_class_from_dict
 from fullbandit.result import BUDGET_EXHAUSTED, STOPPING_RULE, Result
 
@@ -308,6 +309,5 @@ def _proportions(n: int, arms, allocation: str):
 
 
 def _radius(algorithm: StaticFullBandit, t: int) -> float:
-    from fullbandit.estimation import confidence_radius
     return confidence_radius(t, algorithm.delta, algorithm._require_noise_scale(),
                              algorithm._n_directions(), algorithm.confidence)
