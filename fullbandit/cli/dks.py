@@ -1,0 +1,64 @@
+"""``fullbandit dks``: densest-k-subgraph oracles on a graph, with certified ratios."""
+
+from __future__ import annotations
+
+import math
+import time
+from pathlib import Path
+
+from fullbandit._validation import InvalidParameterError, check_int
+from fullbandit.dks.graphs import GENERATORS
+from fullbandit.experiments.dks_suite import SUITE_ORACLES, graph_instance_from
+
+
+def add_parser(commands) -> None:
+    """Add the sub-command to ``commands`` (an argparse sub-parsers object)."""
+    parser = commands.add_parser(
+        "dks", help="run densest-k-subgraph oracles on a graph and certify their ratios",
+        description="Run DkS oracles on a graph file (edge list 'u v [weight]', .graphml, or a symmetric "
+                    "matrix .npy) or a named generator, and print each oracle's weight, its certified "
+                    "ratio (weight / the smallest certified upper bound) and its time.")
+    parser.add_argument("graph", help="a graph file, or a generator: " + ", ".join(sorted(GENERATORS)))
+    parser.add_argument("--k", type=int, required=True, help="number of vertices to choose")
+    parser.add_argument("--oracles", nargs="+", default=sorted(SUITE_ORACLES), choices=sorted(SUITE_ORACLES),
+                     help="oracles to run (default: all)")
+    parser.add_argument("--exact", action="store_true",
+                     help="also solve exactly (brute force or a MILP; see --time-limit)")
+    parser.add_argument("--time-limit", type=float, default=60.0, help="seconds for the MILP (default: 60)")
+    parser.add_argument("--sdp", action="store_true", help="add the semidefinite bound (n <= 200)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of a random generator (default: 0)")
+
+
+def run(args) -> int:
+    """Carry out ``fullbandit dks`` with the parsed ``args``; return the exit status."""
+    from fullbandit.dks import bound_matrix, exact
+    from fullbandit.dks.graphs import make_graph, read_graph
+    from fullbandit.experiments.dks_suite import evaluate_dks
+    check_int("seed", args.seed, low=0)
+    if Path(args.graph).exists():
+        G = read_graph(args.graph)
+    elif args.graph in GENERATORS:
+        G = make_graph(args.graph, args.seed)
+    else:
+        raise InvalidParameterError(
+            f"graph={args.graph!r} is neither an existing file nor a generator: {', '.join(sorted(GENERATORS))}")
+    k = check_int("k", args.k, low=1, high=G.number_of_nodes())
+    instance = graph_instance_from(G, k)
+    start = time.perf_counter()
+    bounds = bound_matrix(instance.W, k, methods=None if not args.sdp else ("spectral", "degree", "edge", "sdp"))
+    bound_seconds = time.perf_counter() - start
+    if args.exact:
+        solved = exact(G, k, time_limit=args.time_limit)
+        bounds["exact" if solved.optimal else "milp"] = solved.upper_bound
+        print(f"exact         weight {solved.weight:.6g}, upper bound {solved.upper_bound:.6g} "
+              f"({solved.method}, {solved.status}, {solved.seconds:.3f} s)")
+    best_bound = min(bounds.values())
+    print(f"graph         {args.graph}: {G.number_of_nodes()} nodes, {G.number_of_edges()} edges, k={k}")
+    print("bounds        " + ", ".join(f"{name}={value:.6g}" for name, value in sorted(bounds.items()))
+          + f" ({bound_seconds:.3f} s)")
+    print(f"{'oracle':<14}{'weight':>14}{'certified ratio':>17}{'seconds':>10}")
+    for oracle in args.oracles:
+        row = evaluate_dks(oracle, instance)
+        ratio = row["weight"] / best_bound if best_bound > 0 else math.nan
+        print(f"{oracle:<14}{row['weight']:>14.6g}{min(ratio, 1.0):>17.4f}{row['seconds']:>10.4f}")
+    return 0
