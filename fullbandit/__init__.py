@@ -5,15 +5,26 @@ algorithms for multiple-arm identification with full-bandit feedback", Neural
 Computation 32(9), 2020, with its baselines.
 """
 
+from importlib.metadata import PackageNotFoundError, version
+
+from fullbandit import registry
 from fullbandit._validation import InvalidParameterError
+from fullbandit.base import Algorithm, ProtocolError, Pull, StateError, StoppingCheck
 from fullbandit.driver import run
 from fullbandit.environments import BernoulliTeam, Environment, GaussianSum, Replay
 from fullbandit.estimation import SingularDesignError, confidence_radius
-from fullbandit.full import SAFOA, SAQM, Exhaustive, ICB
+from fullbandit.full import ICB, SAFOA, SAQM, Exhaustive
 from fullbandit.problem import DecisionClass, PartitionMatroid, TopK
-from fullbandit.result import Result
+from fullbandit.result import Result, StopReason
 
-__version__ = "0.1.0"
+try:
+    __version__ = version("fullbandit")
+except PackageNotFoundError:  # running from a source tree that was never installed
+    __version__ = "0+unknown"
 
-__all__ = ["run", "SAQM", "SAFOA", "ICB", "Exhaustive", "TopK", "PartitionMatroid", "DecisionClass", "Result", "Environment", "GaussianSum", "BernoulliTeam", "Replay",
-           "confidence_radius", "InvalidParameterError", "SingularDesignError", "__version__"]
+load = Algorithm.load
+
+__all__ = ["run", "load", "registry", "Algorithm", "Pull", "StoppingCheck", "StopReason", "SAQM", "SAFOA", "ICB",
+           "Exhaustive", "TopK", "PartitionMatroid", "DecisionClass", "Result", "Environment", "GaussianSum",
+           "BernoulliTeam", "Replay", "confidence_radius", "InvalidParameterError", "SingularDesignError",
+           "ProtocolError", "StateError", "__version__"]

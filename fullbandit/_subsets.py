@@ -1,29 +1,5 @@
-"""Enumerating all k-subsets of range(n) in chunks, for the exact (exponential) solvers."""
+"""Deprecated location: use :mod:`fullbandit.enumeration` (kept until the DkS package switches)."""
 
-from __future__ import annotations
+from fullbandit.enumeration import ENUMERATION_LIMIT, indicator_rows, subset_chunks
 
-import itertools
-from collections.abc import Iterator
-
-import numpy as np
-
-
-def subset_chunks(n: int, k: int, chunk_size: int = 8192) -> Iterator[np.ndarray]:
-    """Every ``k``-subset of ``range(n)`` in lexicographic order, ``chunk_size`` rows at a time.
-
-    Each chunk is an integer array of shape ``(rows, k)`` (increasing indices per row), so a
-    caller scores a whole chunk with one vectorised operation.
-    """
-    combinations = itertools.combinations(range(n), k)
-    while True:
-        chunk = np.fromiter(itertools.islice(combinations, chunk_size), dtype=np.dtype((np.intp, k)))
-        if chunk.shape[0] == 0:
-            return
-        yield chunk
-
-
-def indicator_rows(chunk: np.ndarray, n: int) -> np.ndarray:
-    """The 0/1 indicator vectors of the subsets in ``chunk`` (one row each)."""
-    indicators = np.zeros((chunk.shape[0], n))
-    np.put_along_axis(indicators, chunk, 1.0, axis=1)
-    return indicators
+__all__ = ["ENUMERATION_LIMIT", "indicator_rows", "subset_chunks"]

@@ -175,6 +175,30 @@ class Tracker:
         heapq.heapreplace(self._heap, (int(self.counts[member]) / self._weights[member], member))
         return member
 
+    def allocate(self, total: int) -> np.ndarray:
+        """Advance until ``total`` pulls are allocated; return the pulls added per member.
+
+        The counts reached are those of ``total - counts.sum()`` calls of :meth:`advance`.
+        With equal weights (round robin) they are computed in one step: every member is
+        then within one pull of the others, and the next ones in line are the members with
+        the fewest pulls, lowest index first.
+        """
+        total = check_int("total", total, low=int(self.counts.sum()))
+        before = self.counts.copy()
+        missing = total - int(before.sum())
+        if missing and len(set(self._weights)) == 1:
+            order = np.lexsort((np.arange(before.size), before))  # fewest pulls first, then index
+            passes, extra = divmod(missing, before.size)
+            added = np.full(before.size, passes, dtype=np.int64)
+            added[order[:extra]] += 1
+            self.counts += added
+            self._heap = [(int(c) / w, j) for j, (c, w) in enumerate(zip(self.counts, self._weights, strict=True))]
+            heapq.heapify(self._heap)
+        else:
+            for _ in range(missing):
+                self.advance()
+        return self.counts - before
+
 
 def g_optimal_allocation(n: int, support, solver: str | None = None, tolerance: float = 1e-6) -> np.ndarray:
     """G-optimal proportions over a candidate support (Kuroki et al. 2020, Appendix D).

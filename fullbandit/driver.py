@@ -3,77 +3,107 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 from tqdm.auto import tqdm
 
 from fullbandit._validation import InvalidParameterError
+from fullbandit.base import Algorithm, StoppingCheck
 from fullbandit.result import Result
 
-_PROGRESS_EVERY = 4096  # pulls between progress-bar refreshes (a refresh costs far more than a pull)
+#: Largest block of identical pulls the driver accepts at once (a static design hands out
+#: every pull up to its next stopping check in a few blocks).
+BLOCK_LIMIT = 1 << 30
+_REFRESH_SECONDS = 0.5  # progress-bar refresh period (a refresh costs far more than a pull)
 
 
-def run(algorithm, environment, *, progress: bool | None = None) -> Result:
+def run(algorithm: Algorithm, environment, *, progress: bool | None = None, blocks: bool = True,
+        on_check: Callable[[StoppingCheck], None] | None = None) -> Result:
     """Run ``algorithm`` against a simulated ``environment`` until it stops.
 
-    The loop is exactly what a real experiment does with the ask/tell protocol:
-    ``arm = algorithm.ask(); reward = environment.pull(arm); algorithm.tell(arm, reward)``.
+    The loop is exactly what a real experiment does with the ask/tell protocol::
+
+        pull = algorithm.ask(max_count=...)
+        algorithm.tell(pull, environment.pull(pull.arms, count=pull.count))
 
     Parameters
     ----------
-    algorithm
-        An ask/tell algorithm, e.g. :class:`fullbandit.SAQM`. If its ``noise_scale`` is
-        ``None`` it is set to the environment's declared scale for this feedback kind.
+    algorithm : fullbandit.base.Algorithm
+        E.g. :class:`fullbandit.SAQM`. If its ``noise_scale`` parameter is ``None``, the
+        environment's declared scale for this feedback kind is used (the parameter is
+        not written).
     environment : fullbandit.environments.Environment
         Its ``feedback`` must match what the algorithm learns from.
     progress : bool, optional
-        Show a progress bar (pulls, rate, and the stopping statistic against its
-        threshold). ``None`` (default) shows it only once a run has lasted two seconds.
+        Show a progress bar (pulls, rate, and the stopping diagnostic: the certified
+        bound on the answer's gap against epsilon). ``None`` (default) shows it only once
+        a run has lasted two seconds.
+    blocks : bool
+        Let the algorithm hand out blocks of identical pulls (told with their summed
+        reward). ``False`` makes every pull a single one (as a live campaign does).
+    on_check : callable, optional
+        Called with each new :class:`fullbandit.base.StoppingCheck` (its ``estimate``
+        included): the hook for experiments that look inside a run.
 
     Returns
     -------
     Result
         With the truth filled in (best super-arm, gap, epsilon-optimality) from the
         environment's means.
+
+    Examples
+    --------
+    >>> import fullbandit as fb
+    >>> environment = fb.GaussianSum([0.9, 0.8, 0.3, 0.2, 0.1], sigma=0.2, seed=1)
+    >>> result = fb.run(fb.ICB(fb.TopK(5, 2), epsilon=0.1, seed=2), environment, progress=False)
+    >>> result.answer, result.certified, result.gap_bound <= 0.1
+    ((0, 1), True, True)
     """
+    if not isinstance(algorithm, Algorithm):
+        raise TypeError(f"algorithm must be a fullbandit Algorithm, got {type(algorithm).__name__}")
     problem = algorithm.problem
     if environment.n != problem.n:
         raise InvalidParameterError(f"environment has n={environment.n} arms but the problem has n={problem.n}")
-    expected_feedback = getattr(algorithm, "feedback", "full")
-    if environment.feedback != expected_feedback:
+    if environment.feedback != algorithm.feedback:
         raise InvalidParameterError(
-            f"environment.feedback={environment.feedback!r} but {algorithm.name} learns from "
-            f"{expected_feedback!r} feedback")
-    noise_source = "given"
-    if algorithm.noise_scale is None:
-        algorithm.noise_scale = environment.noise_scale(problem.k)
-        noise_source = f"declared by {type(environment).__name__}"
+            f"environment.feedback={environment.feedback!r} but {algorithm.label()} learns from "
+            f"{algorithm.feedback!r} feedback")
+    noise_source = "given" if getattr(algorithm, "noise_scale", None) is not None \
+        else f"declared by {type(environment).__name__}"
+    algorithm.setup(noise_scale=environment.noise_scale(problem.k))
+    max_count = BLOCK_LIMIT if blocks else 1
     start = time.perf_counter()
     # No total: the pulls a run needs are unknown in advance (the budget is only a cap).
-    # The postfix shows the stopping statistic closing in on its threshold instead.
     bar = tqdm(initial=algorithm.n_pulls, unit=" pulls", unit_scale=True, delay=0.0 if progress else 2.0,
                disable=progress is False, leave=False, dynamic_ncols=True)
     try:
-        since_refresh = 0
+        shown_pulls, shown_at, checks = algorithm.n_pulls, start, algorithm.n_checks
         while not algorithm.done:
-            arm = algorithm.ask()
-            algorithm.tell(arm, environment.pull(arm))
-            since_refresh += 1
-            if since_refresh == _PROGRESS_EVERY:
-                bar.update(since_refresh)
-                since_refresh = 0
-                last = getattr(algorithm, "last_check", None)
-                if last is not None:
-                    bar.set_postfix(statistic=f"{last.statistic:.4g}", threshold=f"{last.threshold:.4g}",
-                                    refresh=False)
+            pull = algorithm.ask(max_count)
+            algorithm.tell(pull, environment.pull(pull.arms, count=pull.count))
+            if algorithm.n_checks != checks:
+                checks = algorithm.n_checks
+                last = algorithm.last_check
+                if on_check is not None and last is not None:
+                    on_check(last)
+                now = time.perf_counter()
+                if now - shown_at >= _REFRESH_SECONDS and last is not None:
+                    bar.update(algorithm.n_pulls - shown_pulls)
+                    shown_pulls, shown_at = algorithm.n_pulls, now
+                    bar.set_postfix(gap_bound=f"{last.gap_bound:.4g}", epsilon=f"{last.epsilon:.4g}", refresh=False)
     finally:
         bar.close()
     wall_time = time.perf_counter() - start
     partial = algorithm.result()
+    answer = partial.answer
     best = problem.best(environment.means)
-    gap = problem.gap(partial.answer, environment.means)
-    labels = None if environment.labels is None else tuple(environment.labels[i] for i in partial.answer)
-    return Result(algorithm=partial.algorithm, answer=partial.answer, pulls=partial.pulls,
-                  stop_reason=partial.stop_reason,
+    gap = None if answer is None else problem.gap(answer, environment.means)
+    epsilon = partial.epsilon if partial.epsilon is not None else 0.0
+    epsilon_optimal = None if answer is None else bool(
+        problem.is_optimal(answer, environment.means) or (gap is not None and gap <= epsilon))
+    labels = None if environment.labels is None or answer is None else tuple(environment.labels[i] for i in answer)
+    return Result(algorithm=partial.algorithm, answer=answer, pulls=partial.pulls, stop_reason=partial.stop_reason,
+                  guarantee=partial.guarantee, gap_bound=partial.gap_bound, epsilon=partial.epsilon,
                   constants={**partial.constants, "noise_scale_source": noise_source},
-                  wall_time=wall_time, checks=partial.checks, best=best, gap=gap,
-                  epsilon_optimal=problem.is_optimal(partial.answer, environment.means) or gap <= algorithm.epsilon, labels=labels)
+                  parameters=partial.parameters, wall_time=wall_time, checks=partial.checks, best=best, gap=gap,
+                  epsilon_optimal=epsilon_optimal, labels=labels)

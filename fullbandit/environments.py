@@ -6,25 +6,49 @@ rewards (full-bandit feedback, Kuroki et al. 2020); with ``feedback="semi"`` it 
 each member's reward (semi-bandit feedback). The full observation is always the sum of
 the semi observations of the same draw, so the two kinds describe one reward model.
 
-Each environment declares the sub-Gaussian scale ``R`` of its observation noise
-(ALGORITHMS.md section 1); algorithms size their confidence bounds with it, so a wrong
-``R`` silently breaks their guarantees.
+Each environment declares the sub-Gaussian scale ``R`` of its observation noise;
+algorithms size their confidence bounds with it, so a wrong ``R`` silently breaks their
+guarantees.
+
+Writing an environment
+----------------------
+Subclass :class:`Environment` and implement two public methods:
+
+* ``noise_scales(k)``: the sub-Gaussian scales ``(per member, of the sum)`` of one pull
+  of a size-``k`` super-arm;
+* ``member_rewards(arms, count)``: each member's reward summed over ``count``
+  independent pulls of ``arms`` (an index array), drawn from ``self.rng``.
+
+Override ``sum_reward(arms, count)`` too when the sum can be drawn more cheaply than the
+members (its law must be that of ``member_rewards(arms, count).sum()``). :meth:`Environment.pull`
+validates the super-arm and the count, so these methods receive clean input.
+
+>>> import numpy as np
+>>> from fullbandit.environments import Environment
+>>> class Constant(Environment):
+...     "Rewards equal to the means: no noise at all."
+...     def noise_scales(self, k):
+...         return 0.0, 0.0
+...     def member_rewards(self, arms, count):
+...         return count * self.means[arms]
+>>> Constant([0.5, 0.25, 1.0]).pull((2, 0), count=4)
+6.0
 """
 
 from __future__ import annotations
 
 import math
+import numbers
 import operator
 from abc import ABC, abstractmethod
 
 import numpy as np
 
-from fullbandit._validation import (InvalidParameterError, as_generator, check_choice,
-                                    check_real, check_vector)
+from fullbandit._validation import InvalidParameterError, as_generator, check_choice, check_real, check_vector
 
 FEEDBACK_KINDS = ("full", "semi")
-_BLOCK = 4096
-_CACHE_LIMIT = 100_000  # validated super-arms kept (adaptive algorithms may pull many distinct ones)  # draws taken from the generator at once: a pull then costs no generator call
+_BLOCK = 4096  # draws taken from the generator at once: a pull then costs no generator call
+_CACHE_LIMIT = 100_000  # validated super-arms kept (adaptive algorithms may pull many distinct ones)
 
 
 class _BufferedDraws:
@@ -96,16 +120,23 @@ class Environment(ABC):
         per_member, of_sum = self.noise_scales(k)
         return of_sum if self.feedback == "full" else per_member
 
-    @abstractmethod
-    def _member_rewards(self, arms: np.ndarray) -> np.ndarray:
-        """One draw of the rewards of ``arms`` (an index array)."""
+    @property
+    def rng(self) -> np.random.Generator:
+        """The environment's one source of randomness (seeded at construction)."""
+        return self._rng
 
     @abstractmethod
-    def _sum_reward(self, arms: np.ndarray) -> float:
-        """One draw of the summed reward of ``arms``; same law as ``_member_rewards(arms).sum()``."""
+    def member_rewards(self, arms: np.ndarray, count: int) -> np.ndarray:
+        """Each member's reward summed over ``count`` independent pulls of ``arms`` (an index array)."""
+
+    def sum_reward(self, arms: np.ndarray, count: int) -> float:
+        """The summed reward of ``count`` pulls of ``arms``; same law as ``member_rewards(arms, count).sum()``."""
+        return float(np.sum(self.member_rewards(arms, count)))
 
     def _validated_arms(self, super_arm) -> np.ndarray:
         # Algorithms pull the same few super-arms again and again: validate each once.
+        if isinstance(super_arm, str | bytes) or not hasattr(super_arm, "__iter__"):
+            raise TypeError(f"super_arm={super_arm!r} must be a sequence of integer arm indices, e.g. (0, 3)")
         key = super_arm if type(super_arm) is tuple else tuple(super_arm)
         arms = self._validated.get(key)
         if arms is None:
@@ -121,19 +152,21 @@ class Environment(ABC):
             self._validated[key] = arms
         return arms
 
-    def pull(self, super_arm):
-        """Pull ``super_arm`` (a sequence of distinct arm indices) once.
+    def pull(self, super_arm, count: int = 1):
+        """Pull ``super_arm`` (a sequence of distinct arm indices) ``count`` times.
 
         Returns
         -------
         float or numpy.ndarray
-            The summed reward (``feedback="full"``) or the members' rewards in the
-            order given (``feedback="semi"``).
+            The summed reward (``feedback="full"``) or each member's reward, in the order
+            given (``feedback="semi"``), summed over the ``count`` pulls.
         """
         arms = self._validated_arms(super_arm)
+        if isinstance(count, bool) or not isinstance(count, numbers.Integral) or count < 1:
+            raise InvalidParameterError(f"count={count!r} must be an integer >= 1")
         if self.feedback == "full":
-            return self._sum_reward(arms)
-        return self._member_rewards(arms)
+            return self.sum_reward(arms, int(count))
+        return self.member_rewards(arms, int(count))
 
 
 class GaussianSum(Environment):
@@ -155,11 +188,14 @@ class GaussianSum(Environment):
     def noise_scales(self, k: int) -> tuple[float, float]:
         return self.sigma / math.sqrt(k), self.sigma
 
-    def _sum_reward(self, arms):
-        return float(self._means[arms].sum() + self.sigma * self._normals.take(1)[0])
+    def sum_reward(self, arms, count):
+        # The sum of count draws is one normal draw with count times the variance.
+        noise = self.sigma * math.sqrt(count) * self._normals.take(1)[0]
+        return float(count * self._means[arms].sum() + noise)
 
-    def _member_rewards(self, arms):
-        return self._means[arms] + (self.sigma / math.sqrt(arms.size)) * self._normals.take(arms.size)
+    def member_rewards(self, arms, count):
+        scale = self.sigma * math.sqrt(count / arms.size)
+        return count * self._means[arms] + scale * self._normals.take(arms.size)
 
 
 class BernoulliTeam(Environment):
@@ -178,11 +214,10 @@ class BernoulliTeam(Environment):
     def noise_scales(self, k: int) -> tuple[float, float]:
         return 0.5, 0.5 * math.sqrt(k)
 
-    def _member_rewards(self, arms):
-        return (self._uniforms.take(arms.size) < self._means[arms]).astype(float)
-
-    def _sum_reward(self, arms):
-        return float(self._member_rewards(arms).sum())
+    def member_rewards(self, arms, count):
+        if count == 1:
+            return (self._uniforms.take(arms.size) < self._means[arms]).astype(float)
+        return self._rng.binomial(count, self._means[arms]).astype(float)
 
 
 class Replay(Environment):
@@ -220,8 +255,9 @@ class Replay(Environment):
     def noise_scales(self, k: int) -> tuple[float, float]:
         return 0.5, 0.5 * k
 
-    def _member_rewards(self, arms):
-        return self._correct[self._questions.take(1)[0], arms]
-
-    def _sum_reward(self, arms):
-        return float(self._member_rewards(arms).sum())
+    def member_rewards(self, arms, count):
+        if count == 1:
+            return self._correct[self._questions.take(1)[0], arms]
+        # How often each question is drawn in count uniform draws, then each member's hits.
+        drawn = self._rng.multinomial(count, np.full(self.n_questions, 1.0 / self.n_questions))
+        return drawn @ self._correct[:, arms]

@@ -110,11 +110,11 @@ class StaticDesign:
         self.reward_sums = np.zeros(len(self.support))
         self.pulls = 0
 
-    def record(self, member: int, reward: float) -> None:
-        """One observed (summed) reward of support member ``member``."""
-        self.counts[member] += 1
+    def record(self, member: int, reward: float, count: int = 1) -> None:
+        """The summed reward of ``count`` pulls of support member ``member``."""
+        self.counts[member] += count
         self.reward_sums[member] += reward
-        self.pulls += 1
+        self.pulls += count
 
     def rank(self) -> int:
         """Rank of the super-arms pulled at least once."""

@@ -14,11 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fullbandit._subsets import indicator_rows, subset_chunks
 from fullbandit._validation import InvalidParameterError, check_int, check_k
 from fullbandit.dks import get_oracle
-
-BRUTE_FORCE_LIMIT = 2_000_000  # C(n, k) above which brute force refuses
+from fullbandit.enumeration import ENUMERATION_LIMIT, indicator_rows, subset_chunks
 
 
 def check_positive_definite(Q, eigenvalues=None) -> tuple[np.ndarray, np.ndarray]:
@@ -193,7 +191,7 @@ def certified_bounds(Q, k: int, solution: QPSolution) -> dict[str, float]:
     }
 
 
-def brute_force_qp(Q, k: int, limit: int = BRUTE_FORCE_LIMIT) -> tuple[tuple[int, ...], float]:
+def brute_force_qp(Q, k: int, limit: int = ENUMERATION_LIMIT) -> tuple[tuple[int, ...], float]:
     """Exact QP by enumerating all ``C(n, k)`` subsets (refuses above ``limit``)."""
     Q = np.asarray(Q, dtype=float)
     n = Q.shape[0]

@@ -2,10 +2,33 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 
-STOPPING_RULE = "stopping rule"
-BUDGET_EXHAUSTED = "budget exhausted"
+
+class StopReason(StrEnum):
+    """Why a run ended (a ``str``: compares equal to its value).
+
+    ``RUNNING``: it has not ended. ``STOPPING_RULE``: the algorithm's stopping rule fired
+    (for a certified rule, the answer is epsilon-optimal with probability at least
+    ``1 - delta``). ``BUDGET_EXHAUSTED``: the pull budget ran out first; the answer is only
+    the algorithm's current best guess, with no guarantee (for a fixed-budget algorithm
+    this is how every run ends).
+    """
+
+    RUNNING = "running"
+    STOPPING_RULE = "stopping rule"
+    BUDGET_EXHAUSTED = "budget exhausted"
+
+
+STOPPING_RULE = StopReason.STOPPING_RULE
+BUDGET_EXHAUSTED = StopReason.BUDGET_EXHAUSTED
+RUNNING = StopReason.RUNNING
+
+#: Guarantee labels: a certified rule is proved (proof or reference in its docstring);
+#: a heuristic rule is not; a fixed-budget algorithm makes no confidence claim.
+GUARANTEES = ("certified", "heuristic", "fixed-budget")
 
 
 @dataclass(frozen=True)
@@ -16,17 +39,28 @@ class Result:
     ----------
     algorithm : str
         Name of the algorithm and its mode.
-    answer : tuple of int
-        The recommended super-arm (arm indices, increasing).
+    answer : tuple of int or None
+        The recommended super-arm (arm indices, increasing); ``None`` while the data do
+        not identify the means (no pull yet, or fewer pulls than the design needs).
     pulls : int
-        Number of pulls (samples) used.
-    stop_reason : str
-        ``"stopping rule"``: the algorithm certified ``answer`` as epsilon-optimal with
-        probability at least ``1 - delta``; ``"budget exhausted"``: it ran out of pulls and
-        ``answer`` is only its current empirical best, with no guarantee.
+        Number of pulls (samples) told to the algorithm.
+    stop_reason : StopReason
+        See :class:`StopReason`.
+    guarantee : str
+        ``"certified"``, ``"heuristic"`` or ``"fixed-budget"`` (:data:`GUARANTEES`).
+    gap_bound : float
+        The stopping diagnostic of every algorithm: an upper bound on
+        ``theta(M*) - theta(answer)`` from the last stopping check (``inf`` before one).
+        For a certified rule it holds on the confidence event (probability at least
+        ``1 - delta``); a heuristic rule's value is only an estimate of such a bound. The
+        rule fires when ``gap_bound <= epsilon``.
+    epsilon : float or None
+        The tolerance the rule compares ``gap_bound`` with.
     constants : dict
-        Confidence constants, noise scale, union-bound size and the last stopping
-        statistic (names in :meth:`describe`).
+        Confidence constants, noise scale, union-bound size and the details of the last
+        check (names in :meth:`describe`).
+    parameters : dict
+        The algorithm's constructor parameters (JSON-friendly).
     wall_time : float
         Seconds spent in the run.
     checks : int
@@ -36,13 +70,24 @@ class Result:
         ``theta(M*) - theta(answer)``, and whether ``gap <= epsilon``.
     labels : tuple of str, optional
         Names of the members of ``answer`` (e.g. worker ids).
+
+    Examples
+    --------
+    >>> from fullbandit import Result
+    >>> result = Result("icb", (0, 2), 120, "stopping rule", guarantee="certified", gap_bound=0.05, epsilon=0.1)
+    >>> result.certified, result.stop_reason == "stopping rule"
+    (True, True)
     """
 
     algorithm: str
-    answer: tuple[int, ...]
+    answer: tuple[int, ...] | None
     pulls: int
     stop_reason: str
+    guarantee: str = "certified"
+    gap_bound: float = math.inf
+    epsilon: float | None = None
     constants: dict = field(default_factory=dict)
+    parameters: dict = field(default_factory=dict)
     wall_time: float = 0.0
     checks: int = 0
     best: tuple[int, ...] | None = None
@@ -50,28 +95,40 @@ class Result:
     epsilon_optimal: bool | None = None
     labels: tuple[str, ...] | None = None
 
+    def __post_init__(self):
+        object.__setattr__(self, "stop_reason", StopReason(self.stop_reason))
+
     @property
     def certified(self) -> bool:
-        """Whether the stopping rule, not the budget, ended the run."""
-        return self.stop_reason == STOPPING_RULE
+        """Whether a *certified* stopping rule ended the run (so the answer carries its guarantee)."""
+        return self.stop_reason == STOPPING_RULE and self.guarantee == "certified"
 
     def as_dict(self) -> dict:
         """A flat, JSON-friendly dictionary (for tables and files)."""
-        return asdict(self)
+        data = asdict(self)
+        data["stop_reason"] = str(self.stop_reason)
+        return data
 
     def describe(self) -> str:
         """A human-readable multi-line summary."""
-        members = ", ".join(self.labels) if self.labels else ", ".join(map(str, self.answer))
-        lines = [f"algorithm     {self.algorithm}",
+        if self.answer is None:
+            members = "none yet (the pulls so far do not identify the means)"
+        else:
+            members = ", ".join(self.labels) if self.labels else ", ".join(map(str, self.answer))
+        verdict = {"certified": "certified", "heuristic": "heuristic rule, no guarantee",
+                   "fixed-budget": "fixed budget, no confidence claim"}.get(self.guarantee, self.guarantee)
+        lines = [f"algorithm     {self.algorithm} ({verdict})",
                  f"team          {members}",
                  f"pulls         {self.pulls:,}",
                  f"stop reason   {self.stop_reason}",
+                 f"gap bound     {_short(self.gap_bound)} against epsilon {_short(self.epsilon)}",
                  f"time          {self.wall_time:.3f} s ({self.checks} stopping checks)"]
         constant_text = ", ".join(f"{name}={_short(value)}" for name, value in self.constants.items())
         lines.append(f"constants     {constant_text}")
-        if self.best is not None:
+        if self.best is not None and self.gap is not None:
             lines.append(f"best team     {', '.join(map(str, self.best))} (indices)")
-            lines.append(f"gap           {self.gap:.6g} ({'epsilon-optimal' if self.epsilon_optimal else 'NOT epsilon-optimal'})")
+            lines.append(f"gap           {self.gap:.6g} "
+                         f"({'epsilon-optimal' if self.epsilon_optimal else 'NOT epsilon-optimal'})")
         return "\n".join(lines)
 
 

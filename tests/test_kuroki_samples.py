@@ -21,15 +21,15 @@ def test_quiz_instance_is_the_data_set_with_bernoulli_workers():
 
 def test_table2_summary_puts_the_papers_numbers_beside_ours():
     options = dict(epsilon=1.0, delta=0.1, support="random")
-    grid = Grid({name: Factory(partial(algorithm_factory, name=name, **options)) for name in ("icb", "safoa")},
+    grid = Grid({name: Factory(partial(algorithm_factory, name=name, **options)) for name in ("icb", "safoa-heuristic")},
                 {"pokemon": Factory(partial(quiz_instance, dataset="pokemon", k=3))}, seeds=1)
     frame = run_grid(grid, progress=False)
     assert frame["epsilon_optimal"].all() and (frame["stop_reason"] == "stopping rule").all()
     table = summarize_table2(frame)
     assert table.loc["pokemon", "paper icb"] == PAPER_TABLE2["pokemon"][0] == 20_943
-    assert table.loc["pokemon", "paper safoa"] == 3_050
-    assert table.loc["pokemon", "ours safoa/icb"] == pytest.approx(
-        frame.set_index("algorithm").loc["safoa", "pulls"] / frame.set_index("algorithm").loc["icb", "pulls"])
+    assert table.loc["pokemon", "paper safoa-heuristic"] == 3_050
+    assert table.loc["pokemon", "ours safoa-heuristic/icb"] == pytest.approx(
+        frame.set_index("algorithm").loc["safoa-heuristic", "pulls"] / frame.set_index("algorithm").loc["icb", "pulls"])
     teams = table2_teams(frame)
     data = load_dataset("pokemon")
     for _, row in teams.iterrows():
@@ -40,7 +40,7 @@ def test_table2_summary_puts_the_papers_numbers_beside_ours():
 def test_samples_grid_sweeps_n_with_k_half_and_every_algorithm():
     cells = _samples_grid(2).cells()
     assert {dict(c.instance_params)["n"] for c in cells} == {6, 8, 10, 12, 14}
-    assert {c.algorithm for c in cells} == {"saqm", "safoa", "safoa-certified", "icb", "exhaustive"}
+    assert {c.algorithm for c in cells} == {"saqm", "safoa-heuristic", "safoa", "icb", "exhaustive"}
     assert len(cells) == 5 * 5 * 2
 
 

@@ -1,4 +1,9 @@
-"""``fullbandit solve``: a simulated team search on an embedded data set."""
+"""``fullbandit solve``: a simulated team search on an embedded data set.
+
+Algorithms and their options come from :mod:`fullbandit.registry`: an option is passed to
+the chosen algorithm when its constructor has a parameter of that name, and refused with a
+clear message when it has none. Nothing here is specific to one algorithm.
+"""
 
 from __future__ import annotations
 
@@ -6,12 +11,12 @@ import json
 
 import numpy as np
 
-from fullbandit import driver
-from fullbandit._validation import check_int
+from fullbandit import driver, registry
+from fullbandit._validation import InvalidParameterError, check_int
+from fullbandit.allocation import SUPPORT_KINDS
 from fullbandit.datasets import DATASETS, dataset_info, load_dataset
 from fullbandit.dks import ORACLES
 from fullbandit.estimation import CONFIDENCE_CONSTANTS
-from fullbandit.full import ALGORITHMS
 from fullbandit.full.saqm import WIDTH_BOUNDS
 from fullbandit.full.static import ALLOCATIONS
 from fullbandit.instances import REWARD_MODELS, team_environment
@@ -22,6 +27,10 @@ from fullbandit.problem import TopK
 DEFAULT_EPSILON = 0.5
 DEFAULT_DELTA = 0.05
 
+#: Command-line options that set an algorithm parameter of the same name (dashes for underscores).
+PARAMETER_OPTIONS = ("epsilon", "delta", "budget", "confidence", "width_bound", "oracle", "allocation",
+                     "noise_scale", "support", "support_size", "limit")
+
 
 def add_parser(commands) -> None:
     """Add the sub-command to ``commands`` (an argparse sub-parsers object)."""
@@ -29,57 +38,93 @@ def add_parser(commands) -> None:
         "solve", help="pick the best team of k workers on an embedded crowdsourcing data set",
         description="Simulate a full-bandit campaign on an embedded data set: every trial of a "
                     "team shows only its summed reward. Prints the team found and, since the "
-                    "simulation knows the truth, the best team and the gap.")
+                    "simulation knows the truth, the best team and the gap. Options that an "
+                    "algorithm does not take are refused.")
     parser.add_argument("--dataset", choices=DATASETS, default="it", help="embedded data set (default: it)")
     parser.add_argument("--k", type=int, default=10, help="team size (default: 10)")
-    parser.add_argument("--algorithm", choices=sorted(ALGORITHMS), default="saqm", help="default: saqm")
-    parser.add_argument("--epsilon", type=float, default=DEFAULT_EPSILON,
-                       help=f"tolerance on the team's summed accuracy (default: {DEFAULT_EPSILON})")
-    parser.add_argument("--delta", type=float, default=DEFAULT_DELTA,
-                       help=f"error probability (default: {DEFAULT_DELTA})")
+    parser.add_argument("--algorithm", choices=registry.names(feedback="full"), default="saqm",
+                        help="a registered algorithm (default: saqm); `fullbandit solve --list` describes them")
+    parser.add_argument("--list", action="store_true", help="list the algorithms with their tags and exit")
+    parser.add_argument("--epsilon", type=float, default=None,
+                        help=f"tolerance on the team's summed accuracy (default: {DEFAULT_EPSILON})")
+    parser.add_argument("--delta", type=float, default=None,
+                        help=f"error probability (default: {DEFAULT_DELTA})")
     parser.add_argument("--reward-model", choices=REWARD_MODELS, default="bernoulli",
-                       help="bernoulli: independent workers; replay: real answers, one random question "
-                            "per trial; gaussian: accuracies + N(0, 1) on the sum (default: bernoulli)")
+                        help="bernoulli: independent workers; replay: real answers, one random question "
+                             "per trial; gaussian: accuracies + N(0, 1) on the sum (default: bernoulli)")
     parser.add_argument("--seed", type=int, default=0, help="seed of every random choice (default: 0)")
-    parser.add_argument("--budget", type=int, default=10_000_000, help="pull cap (default: 10,000,000)")
-    parser.add_argument("--confidence", choices=CONFIDENCE_CONSTANTS, default="tight",
-                       help="confidence constant (default: tight)")
-    parser.add_argument("--width-bound", choices=WIDTH_BOUNDS, default="certified",
-                       help="SAQM's bound on the widest confidence ellipsoid (default: certified)")
-    parser.add_argument("--oracle", choices=sorted(ORACLES), default="peeling",
-                       help="densest-k-subgraph oracle of Algorithm 1, for saqm and safoa (default: peeling)")
-    parser.add_argument("--allocation", choices=ALLOCATIONS, default="uniform",
-                       help="proportions over the static support (default: uniform)")
+    parser.add_argument("--budget", type=int, default=None, help="pull cap (default: the algorithm's, 10,000,000)")
+    parser.add_argument("--confidence", choices=CONFIDENCE_CONSTANTS, default=None,
+                        help="confidence constant (default: tight)")
+    parser.add_argument("--width-bound", choices=WIDTH_BOUNDS, default=None,
+                        help="SAQM's bound on the widest confidence ellipsoid (default: certified)")
+    parser.add_argument("--oracle", choices=sorted(ORACLES), default=None,
+                        help="densest-k-subgraph oracle of Algorithm 1, for saqm and safoa (default: peeling)")
+    parser.add_argument("--allocation", choices=ALLOCATIONS, default=None,
+                        help="proportions over the static support (default: uniform)")
+    parser.add_argument("--support", choices=SUPPORT_KINDS, default=None,
+                        help="support of a static design (default: auto)")
+    parser.add_argument("--support-size", type=int, default=None,
+                        help="size of a random support (default: 4 n)")
+    parser.add_argument("--limit", type=int, default=None,
+                        help="enumeration limit of the exhaustive algorithm (default: 200,000 super-arms)")
     parser.add_argument("--noise-scale", type=float, default=None,
-                       help="override the reward model's sub-Gaussian noise scale R")
+                        help="override the reward model's sub-Gaussian noise scale R")
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
-    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.add_argument("--json", action="store_true", help="print the inputs and the result as JSON")
+
+
+def algorithm_parameters(spec: registry.AlgorithmSpec, args) -> dict:
+    """The parameters the command line sets for ``spec``; an option it does not take is an error."""
+    defaults = {"epsilon": DEFAULT_EPSILON, "delta": DEFAULT_DELTA}
+    parameters = {}
+    for name in PARAMETER_OPTIONS:
+        value = getattr(args, name)
+        if value is None:
+            if name in defaults and name in spec.options:
+                parameters[name] = defaults[name]
+            continue
+        if name not in spec.options:
+            raise InvalidParameterError(
+                f"--{name.replace('_', '-')} does not apply to --algorithm {spec.name}; its options are "
+                f"{', '.join('--' + option.replace('_', '-') for option in spec.options if option in PARAMETER_OPTIONS)}")
+        parameters[name] = value
+    return parameters
+
+
+def list_algorithms() -> None:
+    print(f"{'name':<18}{'feedback':<10}{'guarantee':<14}{'mode':<18}summary")
+    for spec in registry.specs():
+        print(f"{spec.name:<18}{spec.feedback:<10}{spec.guarantee:<14}{spec.mode:<18}{spec.summary}")
 
 
 def run(args) -> int:
     """Carry out ``fullbandit solve`` with the parsed ``args``; return the exit status."""
+    if args.list:
+        list_algorithms()
+        return 0
     check_int("seed", args.seed, low=0)
+    spec = registry.get(args.algorithm)
     data = load_dataset(args.dataset)
     problem = TopK(data.n_workers, args.k)
     environment_seed, algorithm_seed = np.random.SeedSequence(args.seed).spawn(2)
     environment = team_environment(data, args.reward_model, seed=environment_seed)
-    options = dict(epsilon=args.epsilon, delta=args.delta, noise_scale=args.noise_scale, confidence=args.confidence,
-                   budget=args.budget, allocation=args.allocation, seed=algorithm_seed)
-    if args.algorithm == "saqm":
-        options["width_bound"] = args.width_bound
-    if args.algorithm in ("saqm", "safoa", "safoa-certified"):
-        options["oracle"] = args.oracle
-    algorithm = ALGORITHMS[args.algorithm](problem, **options)
+    parameters = algorithm_parameters(spec, args)
+    algorithm = spec.build(problem, seed=algorithm_seed, **parameters)
     result = driver.run(algorithm, environment, progress=False if args.no_progress else None)
     if args.json:
-        print(json.dumps(result.as_dict(), indent=2, default=str))
+        inputs = {"dataset": args.dataset, "k": args.k, "seed": args.seed, "reward_model": args.reward_model,
+                  "algorithm": spec.name, "parameters": parameters}
+        print(json.dumps({"inputs": inputs, **result.as_dict()}, indent=2, default=str))
         return 0
     info = dataset_info(args.dataset)
     print(f"data set      {info.get('paper_name', args.dataset)}: {data.n_workers} workers, "
           f"{data.n_questions} questions; k={args.k}, reward model {args.reward_model}")
     print(result.describe())
-    best_labels = ", ".join(data.worker_ids[i] for i in result.best)
-    print(f"best workers  {best_labels}")
+    if result.best is not None:
+        print(f"best workers  {', '.join(data.worker_ids[i] for i in result.best)}")
     accuracies = data.accuracies
-    print(f"team accuracy {accuracies[list(result.answer)].sum():.4f} (best {accuracies[list(result.best)].sum():.4f})")
+    team = "none" if result.answer is None else f"{accuracies[list(result.answer)].sum():.4f}"
+    best_value = accuracies[list(result.best)].sum() if result.best is not None else float("nan")
+    print(f"team accuracy {team} (best {best_value:.4f})")
     return 0

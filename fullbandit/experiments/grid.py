@@ -15,6 +15,7 @@ import json
 import zlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
@@ -42,10 +43,28 @@ class Factory:
     make: Callable
     sweep: Mapping[str, Iterable] = field(default_factory=dict)
 
+    @classmethod
+    def registered(cls, name: str, sweep: Mapping[str, Iterable] | None = None, **options) -> Factory:
+        """A factory for the registry entry ``name`` (:mod:`fullbandit.registry`) with fixed ``options``.
+
+        >>> factory = Factory.registered("icb", {"delta": [0.05, 0.1]}, epsilon=0.1)
+        >>> [setting["delta"] for setting in factory.settings()]
+        [0.05, 0.1]
+        """
+        from fullbandit import registry
+        registry.get(name)  # an unknown name fails here, not in a worker
+        return cls(partial(build_registered, name=name, **options), dict(sweep or {}))
+
     def settings(self) -> list[dict]:
         names = sorted(self.sweep)
         values = [list(self.sweep[name]) for name in names]
         return [dict(zip(names, combination)) for combination in itertools.product(*values)]
+
+
+def build_registered(problem, seed, *, name: str, **parameters):
+    """The algorithm registered as ``name`` for ``problem``, seeded with ``seed``."""
+    from fullbandit import registry
+    return registry.build(name, problem, seed=seed, **parameters)
 
 
 def _stable_hash(text: str) -> int:
@@ -91,7 +110,8 @@ class Grid:
 
     Parameters
     ----------
-    algorithms : mapping of name to Factory
+    algorithms : mapping of name to Factory or str
+        A string is a registry name (:mod:`fullbandit.registry`) with its defaults.
     instances : mapping of name to Factory
     seeds : int or iterable of int
         ``runs`` (seeds ``0 .. runs-1``) or explicit seed indices.
@@ -114,6 +134,9 @@ class Grid:
         if self.evaluation is None:
             from fullbandit.experiments.evaluations import BANDIT
             object.__setattr__(self, "evaluation", BANDIT)
+        object.__setattr__(self, "algorithms", {
+            name: Factory.registered(factory) if isinstance(factory, str) else factory
+            for name, factory in self.algorithms.items()})
         if not self.algorithms:
             raise InvalidParameterError("algorithms must name at least one algorithm factory")
         if not self.instances:

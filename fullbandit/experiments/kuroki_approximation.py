@@ -39,14 +39,15 @@ import numpy as np
 import pandas as pd
 
 from fullbandit._validation import InvalidParameterError, check_int
-from fullbandit.estimation import LeastSquaresEstimate, confidence_radius
+from fullbandit.base import Algorithm, StoppingCheck
+from fullbandit.driver import run
+from fullbandit.estimation import LeastSquaresEstimate
 from fullbandit.experiments.evaluations import METRICS_COLUMN, Evaluation
-from fullbandit.experiments.grid import Factory, Grid, Instance
+from fullbandit.experiments.grid import Factory, Grid, Instance, build_registered
 from fullbandit.experiments.plots import plot_metric
 from fullbandit.experiments.suites import Suite, planted_gap_instance
-from fullbandit.full import ALGORITHMS, SAFOA, SAQM
+from fullbandit.full import SAFOA, SAQM
 from fullbandit.full.gap_objective import exact_maximum
-from fullbandit.full.static import StaticFullBandit, StoppingCheck, _radius
 from fullbandit.qp import brute_force_qp
 
 # --- choices for the paper's lost values -------------------------------------------------------
@@ -58,6 +59,7 @@ SIGMA = 1.0                  # N(0, 1) noise on the observed sum (section 5)
 DELTA = 0.05                 # lost; the usual value
 TIME_NS = (6, 8, 10, 12, 14, 16, 18, 20, 22)  # k = n/2; C(22, 11) = 705,432 super-arms for Exhaustive
 TIME_GAP = 0.1
+TIME_EXHAUSTIVE_LIMIT = 1_000_000  # above the default limit on purpose: this suite times the blow-up
 TIME_REPETITIONS = 3         # timed evaluations per cell (more for fast ones, see evaluate_time)
 TIME_MIN_SECONDS = 0.05      # ... until at least this much time was measured (stable small timings)
 TIME_MAX_REPETITIONS = 1000
@@ -67,22 +69,17 @@ TIME_MAX_REPETITIONS = 1000
 ZERO_TOLERANCE = 1e-9
 
 #: Display names and registry names of the algorithms.
-RATIO_ALGORITHMS = {"SAQM": "saqm", "SA-FOA (heuristic)": "safoa"}
-TIME_ALGORITHMS = {"SAQM": "saqm", "SA-FOA (heuristic)": "safoa", "SA-FOA (certified)": "safoa-certified",
+RATIO_ALGORITHMS = {"SAQM": "saqm", "SA-FOA (heuristic)": "safoa-heuristic"}
+TIME_ALGORITHMS = {"SAQM": "saqm", "SA-FOA (heuristic)": "safoa-heuristic", "SA-FOA (certified)": "safoa",
                    "ICB": "icb", "Exhaustive": "exhaustive"}
 
 
-def algorithm_factory(problem, seed, *, name: str, **options) -> StaticFullBandit:
-    """A full-bandit algorithm of :data:`fullbandit.full.ALGORITHMS` with the section 5 settings:
+def algorithm_factory(problem, seed, *, name: str, **options) -> Algorithm:
+    """A registered full-bandit algorithm (:mod:`fullbandit.registry`) with the section 5 settings:
     ``epsilon = 0``, ``delta = 0.05``, G-allocation over a random support (``options`` override)."""
-    settings = {"epsilon": 0.0, "delta": DELTA, "allocation": "g-optimal", "support": "random", "seed": seed}
+    settings = {"epsilon": 0.0, "delta": DELTA, "allocation": "g-optimal", "support": "random"}
     settings.update(options)
-    return ALGORITHMS[name](problem, **settings)
-
-
-def _set_noise_scale(algorithm: StaticFullBandit, environment) -> None:
-    if algorithm.noise_scale is None:  # as fullbandit.run does
-        algorithm.noise_scale = environment.noise_scale(algorithm.problem.k)
+    return build_registered(problem, seed, name=name, **settings)
 
 
 # === kuroki-ratio: Figure 1 =====================================================================
@@ -117,9 +114,9 @@ class CheckRecord:
     by_algorithm: bool
 
 
-def exact_comparison(algorithm: StaticFullBandit, estimate: LeastSquaresEstimate,
-                     check: StoppingCheck) -> tuple[float, float]:
+def exact_comparison(algorithm: Algorithm, check: StoppingCheck) -> tuple[float, float]:
     """``(approximate, exact)`` for one check of SAQM (CEM, squared scale) or SA-FOA (objective (5))."""
+    estimate: LeastSquaresEstimate = check.estimate
     Q = estimate.gram_inverse
     if isinstance(algorithm, SAQM):
         return float(check.details["Z_t"]), brute_force_qp(Q, algorithm.problem.k)[1]
@@ -129,51 +126,35 @@ def exact_comparison(algorithm: StaticFullBandit, estimate: LeastSquaresEstimate
     raise TypeError(f"only SAQM and SA-FOA approximate a maximum, got {type(algorithm).__name__}")
 
 
-def trace_checks(algorithm: StaticFullBandit, environment, rounds: int):
-    """Run ``algorithm`` for exactly ``rounds`` pulls and yield a :class:`CheckRecord` per check.
+def trace_checks(algorithm: Algorithm, environment, rounds: int) -> list[CheckRecord]:
+    """Run ``algorithm`` for exactly ``rounds`` pulls and return a :class:`CheckRecord` per check.
 
-    Pulls go through ``ask``/``tell`` and the records are the algorithm's own checks (its
-    geometric schedule, ``check_growth``). Should its stopping rule fire before ``rounds``
-    (``epsilon = 0`` stops once the planted gap is resolved), the stop is recorded in the
-    last record's ``check.stop`` and the run continues *outside* the protocol with exactly
-    what ``ask``/``tell`` do (the tracker's next member, recorded in the design), the
-    stopping rule being evaluated here (``_evaluate_stopping`` on the current estimate, same
-    schedule) and its verdict ignored; the algorithm's rule itself is not changed. A final
-    check is made at ``rounds`` if the schedule does not land on it.
+    The run is an ordinary :func:`fullbandit.run` with ``stop_on_rule=False`` and
+    ``budget=rounds`` (the algorithm must be built with those), observed through its
+    ``on_check`` hook: the records are the algorithm's own checks on its geometric schedule
+    (``check_growth``), the last one at ``rounds``. Checks after the rule first fired are
+    marked ``by_algorithm=False`` (the paper traces the first 100,000 rounds whether or not
+    a rule would have stopped).
     """
     rounds = check_int("rounds", rounds, low=1)
-    _set_noise_scale(algorithm, environment)
-    design, tracker, support = algorithm._design, algorithm._tracker, algorithm.support_arms
-    next_check = None  # own schedule after a stop
-    for t in range(algorithm.n_pulls + 1, rounds + 1):
-        by_algorithm = not algorithm.done
-        if by_algorithm:
-            checks = algorithm.checks
-            arm = algorithm.ask()
-            algorithm.tell(arm, environment.pull(arm))
-            if algorithm.checks > checks:
-                estimate, check = design.estimate(), algorithm.last_check
-                if algorithm.done:
-                    next_check = max(t + 1, math.ceil((1.0 + algorithm.check_growth) * t))
-            elif t == rounds:
-                estimate = design.estimate()
-                check, by_algorithm = algorithm._evaluate_stopping(estimate, _radius(algorithm, t)), False
-            else:
-                continue
-        else:
-            member = tracker.advance()
-            design.record(member, environment.pull(support[member]))
-            if t < next_check and t < rounds:
-                continue
-            next_check = max(t + 1, math.ceil((1.0 + algorithm.check_growth) * t))
-            estimate = design.estimate()
-            check = algorithm._evaluate_stopping(estimate, _radius(algorithm, t))
-        approximate, exact = exact_comparison(algorithm, estimate, check)
+    if algorithm.stop_on_rule or algorithm.budget != rounds:
+        raise InvalidParameterError(f"trace_checks needs stop_on_rule=False and budget=rounds={rounds}")
+    records: list[CheckRecord] = []
+    fired = False
+
+    def record(check: StoppingCheck) -> None:
+        nonlocal fired
+        approximate, exact = exact_comparison(algorithm, check)
         ratio = approximate / exact if exact > ZERO_TOLERANCE else None
-        yield CheckRecord(t, estimate, check, approximate, exact, ratio, exact - approximate, by_algorithm)
+        records.append(CheckRecord(check.pulls, check.estimate, check, approximate, exact, ratio,
+                                   exact - approximate, by_algorithm=not fired))
+        fired = fired or check.stop
+
+    run(algorithm, environment, progress=False, on_check=record)
+    return records
 
 
-def evaluate_ratio(algorithm: StaticFullBandit, instance: Instance) -> dict:
+def evaluate_ratio(algorithm: Algorithm, instance: Instance) -> dict:
     """One traced run: summary columns, and the traces in the metrics.
 
     Metrics ``trace``: ``[t, ratio, additive]`` per check (``ratio`` null where undefined);
@@ -181,7 +162,7 @@ def evaluate_ratio(algorithm: StaticFullBandit, instance: Instance) -> dict:
     """
     rounds = instance.description["rounds"]
     start = time.perf_counter()
-    records = list(trace_checks(algorithm, instance.environment, rounds))
+    records = trace_checks(algorithm, instance.environment, rounds)
     wall_time = time.perf_counter() - start
     ratios = np.array([np.nan if r.ratio is None else r.ratio for r in records])
     additive = np.array([r.additive for r in records])
@@ -227,7 +208,8 @@ def build_ratio_grid(runs, rounds: int = RATIO_ROUNDS, n: int = RATIO_N, k: int 
     only through the random supports (drawn from the cell's seed), and each run's ratio
     settles on a constant once the tracking has converged.
     """
-    algorithms = {label: Factory(partial(algorithm_factory, name=name)) for label, name in RATIO_ALGORITHMS.items()}
+    algorithms = {label: Factory(partial(algorithm_factory, name=name, stop_on_rule=False, budget=rounds))
+                  for label, name in RATIO_ALGORITHMS.items()}
     instances = {"planted gap": Factory(partial(ratio_instance, n=n, k=k, sigma=sigma),
                                         {"min_gap": list(gaps), "rounds": [rounds]})}
     return Grid(algorithms, instances, seeds=runs, evaluation=RATIO_EVALUATION)
@@ -314,22 +296,9 @@ RATIO_SUITE = Suite(
 
 # === kuroki-time: running time per round against n ==============================================
 
-@dataclass(frozen=True)
-class Refusal:
-    """What a time cell gets instead of an algorithm whose constructor refused (Exhaustive above its limit)."""
-
-    name: str
-    reason: str
-
-
-def timed_factory(problem, seed, *, name: str, **options):
-    """:func:`algorithm_factory`, or a :class:`Refusal` if the constructor refuses the size."""
-    try:
-        return algorithm_factory(problem, seed, name=name, **options)
-    except InvalidParameterError as error:
-        if name != "exhaustive":
-            raise
-        return Refusal(name, str(error))
+def timed_factory(problem, seed, *, name: str, **options) -> Algorithm:
+    """:func:`algorithm_factory` (a size Exhaustive refuses is reported by :func:`evaluate_time`)."""
+    return algorithm_factory(problem, seed, name=name, **options)
 
 
 def half_instance(rng, n: int, min_gap: float, sigma: float) -> Instance:
@@ -342,8 +311,8 @@ def evaluate_time(algorithm, instance: Instance, repetitions: int = TIME_REPETIT
     """Seconds per round of the stopping-rule evaluation after one full pass over the support.
 
     Pulls every support member once with ``ask``/``tell`` (the algorithm's own first check
-    happens then and is not timed), then times ``estimate()``, ``C_t`` and
-    ``_evaluate_stopping`` together, at least ``repetitions`` times and until ``min_seconds``
+    happens then and is not timed), then times :meth:`fullbandit.base.Algorithm.stopping_check`
+    (least squares, ``C_t`` and the rule together), at least ``repetitions`` times and until ``min_seconds``
     were measured (at most ``max_repetitions``). The paper's algorithms evaluate the rule every
     round, so this is their time per round; ours check on a geometric schedule, which divides
     the amortised cost further. ``pull_seconds``: mean time of one ``ask``/``pull``/``tell``.
@@ -354,28 +323,27 @@ def evaluate_time(algorithm, instance: Instance, repetitions: int = TIME_REPETIT
     """
     problem = instance.problem
     row = {"n": problem.n, "k": problem.k, "super_arms": problem.size}
-    if isinstance(algorithm, Refusal):
+    environment = instance.environment
+    try:
+        algorithm.setup(noise_scale=environment.noise_scale(problem.k))
+    except InvalidParameterError as error:
+        if algorithm.name != "exhaustive":
+            raise
         return {**row, "support_size": math.nan, "seconds_per_round": math.nan, "min_seconds": math.nan,
                 "repetitions": 0, "pull_seconds": math.nan, "status": "refused",
-                METRICS_COLUMN: {"reason": algorithm.reason}}
-    environment = instance.environment
-    _set_noise_scale(algorithm, environment)
+                METRICS_COLUMN: {"reason": str(error)}}
     members = len(algorithm.support_arms)
     start = time.perf_counter()
     for _ in range(members - 1):
-        arm = algorithm.ask()
-        algorithm.tell(arm, environment.pull(arm))
+        pull = algorithm.ask()
+        algorithm.tell(pull, environment.pull(pull.arms))
     pull_seconds = (time.perf_counter() - start) / max(members - 1, 1)
-    arm = algorithm.ask()
-    algorithm.tell(arm, environment.pull(arm))
-    design, t = algorithm._design, algorithm.n_pulls
-    times = []
+    pull = algorithm.ask()
+    algorithm.tell(pull, environment.pull(pull.arms))
+    times: list[float] = []
     while len(times) < max_repetitions and (len(times) < repetitions or sum(times) < min_seconds):
         begin = time.perf_counter()
-        estimate = design.estimate()
-        radius = confidence_radius(t, algorithm.delta, algorithm.noise_scale, algorithm._n_directions(),
-                                   algorithm.confidence)
-        algorithm._evaluate_stopping(estimate, radius)
+        algorithm.stopping_check()
         times.append(time.perf_counter() - begin)
     return {**row, "support_size": members, "seconds_per_round": float(np.mean(times)),
             "min_seconds": float(np.min(times)), "repetitions": len(times), "pull_seconds": pull_seconds,
@@ -387,13 +355,14 @@ TIME_COLUMNS = ("n", "k", "super_arms", "support_size", "seconds_per_round", "mi
 
 
 def build_time_grid(runs, ns=TIME_NS, repetitions: int = TIME_REPETITIONS, min_gap: float = TIME_GAP,
-                    sigma: float = SIGMA, exhaustive_limit: int | None = None) -> Grid:
+                    sigma: float = SIGMA, exhaustive_limit: int | None = TIME_EXHAUSTIVE_LIMIT) -> Grid:
     """The running-time grid: five algorithms x ``n`` in ``ns`` (``k = n / 2``) x ``runs`` seeds.
 
     Kuroki et al. (2020), section 5, running time against ``n`` (Figures 2/3; the sizes were
     lost). Our choices: ``k = n / 2`` and ``n = 6, 8, ..., 22`` (``C(22, 11) = 705,432``
     super-arms: Exhaustive takes about two seconds per round there, within its default
-    enumeration limit of 2,000,000; a size above ``exhaustive_limit`` is recorded as
+    ``exhaustive_limit`` of 1,000,000 set here above the default enumeration limit, to time the
+    exponential growth; a size above ``exhaustive_limit`` is recorded as
     ``status = "refused"`` with no time), planted gap 0.1 (the time does not depend on it),
     ``delta = 0.05``, G-allocation over a random support of ``4 n`` members.
     """

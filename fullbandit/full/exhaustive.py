@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-
-from fullbandit._validation import check_int
-from fullbandit.estimation import LeastSquaresEstimate
-from fullbandit.full.gap_objective import ENUMERATION_LIMIT, exact_maximum
-from fullbandit.full.static import StaticFullBandit, StoppingCheck
-from fullbandit.problem import DecisionClass
 from fullbandit._validation import InvalidParameterError
+from fullbandit.enumeration import ENUMERATION_LIMIT
+from fullbandit.estimation import LeastSquaresEstimate
+from fullbandit.full.gap_objective import exact_maximum
+from fullbandit.full.static import DEFAULT_BUDGET, STATIC_CONSTRAINTS, StaticFullBandit
+from fullbandit.params import Interval
 
 
 class Exhaustive(StaticFullBandit):
@@ -24,8 +23,10 @@ class Exhaustive(StaticFullBandit):
     ----------
     problem : DecisionClass
     limit : int
-        Refuse (at construction, with a clear error) when the class has more super-arms.
-    epsilon, delta, noise_scale, confidence, support, support_size, budget, check_growth, seed, allocation
+        Refuse (at setup, with a clear error) when the class has more super-arms (default
+        :data:`fullbandit.enumeration.ENUMERATION_LIMIT`, so that one check takes
+        well under a second).
+    epsilon, delta, noise_scale, confidence, support, support_size, allocation, budget, check_growth, stop_on_rule, seed
         See :class:`fullbandit.full.static.StaticFullBandit`.
 
     References
@@ -35,27 +36,29 @@ class Exhaustive(StaticFullBandit):
     """
 
     name = "exhaustive"
+    parameter_constraints = {**STATIC_CONSTRAINTS, "limit": [Interval(int, 1, None)]}
 
-    def __init__(self, problem: DecisionClass, *, limit: int = ENUMERATION_LIMIT, **options):
-        self.limit = check_int("limit", limit, low=1)
-        if problem.size > self.limit:
+    def __init__(self, problem, *, limit: int = ENUMERATION_LIMIT, epsilon: float = 0.0, delta: float = 0.05,
+                 noise_scale: float | None = None, confidence: str = "tight", support="auto",
+                 support_size: int | None = None, allocation: str = "uniform", budget: int = DEFAULT_BUDGET,
+                 check_growth: float = 0.05, stop_on_rule: bool = True, seed=None):
+        self.limit = limit
+        super().__init__(problem, epsilon=epsilon, delta=delta, noise_scale=noise_scale, confidence=confidence,
+                         support=support, support_size=support_size, allocation=allocation, budget=budget,
+                         check_growth=check_growth, stop_on_rule=stop_on_rule, seed=seed)
+
+    def _setup_checks(self) -> None:
+        if self.problem.size > self.limit:
             raise InvalidParameterError(
-                f"Exhaustive enumerates all {problem.size} super-arms of n={problem.n}, k={problem.k}, "
-                f"more than limit={self.limit}: use SAQM, SA-FOA or ICB, or raise limit")
-        super().__init__(problem, **options)
+                f"Exhaustive enumerates all {self.problem.size} super-arms of n={self.problem.n}, "
+                f"k={self.problem.k}, more than limit={self.limit}: use SAQM, SA-FOA or ICB, or raise limit")
 
     def _n_directions(self) -> int:
         size = self.problem.size
         return max(1, size * (size - 1) // 2)
 
-    def _parameters(self) -> dict:
-        return {**super()._parameters(), "limit": self.limit}
-
-    def _evaluate_stopping(self, estimate: LeastSquaresEstimate, radius: float) -> StoppingCheck:
+    def _rule(self, estimate: LeastSquaresEstimate, radius: float):
         best = self.problem.best(estimate.theta)
         challenger, value = exact_maximum(self.problem, estimate.theta, estimate.gram_inverse, best, radius,
                                           self.limit)
-        return StoppingCheck(pulls=estimate.pulls, stop=value <= self.epsilon, statistic=-value,
-                             threshold=-self.epsilon, answer=best,
-                             details={"C_t": radius, "objective": value,
-                                      "challenger": "-".join(map(str, challenger))})
+        return value, best, {"C_t": radius, "challenger": "-".join(map(str, challenger))}

@@ -14,12 +14,10 @@ import math
 
 import numpy as np
 
-from fullbandit._subsets import indicator_rows, subset_chunks
 from fullbandit._validation import InvalidParameterError
+from fullbandit.enumeration import ENUMERATION_LIMIT, indicator_rows, subset_chunks
 from fullbandit.problem import DecisionClass, TopK
 from fullbandit.qp import approximate_qp
-
-ENUMERATION_LIMIT = 2_000_000  # super-arms above which exact enumeration refuses
 
 
 def gap_values(theta, Q, best, radius, indicators) -> np.ndarray:

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-
 import numpy as np
 
 from fullbandit.estimation import LeastSquaresEstimate
-from fullbandit.full.static import StaticFullBandit, StoppingCheck
+from fullbandit.full.static import StaticFullBandit
 
 
 class ICB(StaticFullBandit):
@@ -29,7 +28,7 @@ class ICB(StaticFullBandit):
     problem : DecisionClass
         Any class with a linear maximisation oracle (:class:`fullbandit.TopK`,
         :class:`fullbandit.PartitionMatroid`).
-    epsilon, delta, noise_scale, confidence, support, support_size, budget, check_growth, seed, allocation
+    epsilon, delta, noise_scale, confidence, support, support_size, allocation, budget, check_growth, stop_on_rule, seed
         See :class:`fullbandit.full.static.StaticFullBandit`.
 
     Notes
@@ -50,7 +49,7 @@ class ICB(StaticFullBandit):
     def _n_directions(self) -> int:
         return self.problem.n
 
-    def _evaluate_stopping(self, estimate: LeastSquaresEstimate, radius: float) -> StoppingCheck:
+    def _rule(self, estimate: LeastSquaresEstimate, radius: float):
         theta = estimate.theta
         beta = radius * np.sqrt(np.clip(np.diag(estimate.gram_inverse), 0.0, None))
         best = self.problem.best(theta)
@@ -59,7 +58,5 @@ class ICB(StaticFullBandit):
         weights = np.where(inside, theta - beta, theta + beta)
         challenger = self.problem.maximize(weights)
         objective = float(weights[list(challenger)].sum() - weights[list(best)].sum())
-        return StoppingCheck(pulls=estimate.pulls, stop=objective <= self.epsilon, statistic=-objective,
-                             threshold=-self.epsilon, answer=best,
-                             details={"C_t": radius, "objective": objective, "challenger": "-".join(map(str, challenger)),
-                                      "max_beta": float(beta.max())})
+        return objective, best, {"C_t": radius, "challenger": "-".join(map(str, challenger)),
+                                 "max_beta": float(beta.max())}

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from fullbandit._validation import check_choice, check_int
 from fullbandit.dks import ORACLES
 from fullbandit.estimation import LeastSquaresEstimate
 from fullbandit.full.gap_objective import gap_value, surrogate_step, triangle_bound
-from fullbandit.full.static import StaticFullBandit, StoppingCheck
+from fullbandit.full.static import DEFAULT_BUDGET, STATIC_CONSTRAINTS, StaticFullBandit
+from fullbandit.params import Interval, Options
 from fullbandit.problem import TopK
 
 MODES = ("heuristic", "certified")
@@ -51,7 +51,7 @@ class SAFOA(StaticFullBandit):
         Reference super-arms per check (the paper's number was lost; our choice).
     recentre_steps : int
         Re-centring steps per reference (our choice).
-    epsilon, delta, noise_scale, confidence, support, support_size, budget, check_growth, seed, allocation
+    epsilon, delta, noise_scale, confidence, support, support_size, allocation, budget, check_growth, stop_on_rule, seed
         See :class:`fullbandit.full.static.StaticFullBandit`.
 
     References
@@ -61,30 +61,37 @@ class SAFOA(StaticFullBandit):
     Algorithm 3 and objective (5).
     """
 
-    def __init__(self, problem: TopK, *, mode: str = "certified", oracle: str = "peeling", n_references: int = 4,
-                 recentre_steps: int = 3, **options):
-        if not isinstance(problem, TopK):
-            raise TypeError(f"SA-FOA needs the top-k decision class, got {type(problem).__name__}")
-        self.mode = check_choice("mode", mode, MODES)
-        self.oracle = check_choice("oracle", oracle, tuple(ORACLES))
-        self.n_references = check_int("n_references", n_references, low=1)
-        self.recentre_steps = check_int("recentre_steps", recentre_steps, low=0)
-        super().__init__(problem, **options)
+    name = "safoa"
+    decision_classes = (TopK,)
+    parameter_constraints = {**STATIC_CONSTRAINTS, "mode": [Options(MODES)], "oracle": [Options(ORACLES)],
+                             "n_references": [Interval(int, 1, None)], "recentre_steps": [Interval(int, 0, None)]}
+
+    def __init__(self, problem, *, mode: str = "certified", oracle: str = "peeling", n_references: int = 4,
+                 recentre_steps: int = 3, epsilon: float = 0.0, delta: float = 0.05,
+                 noise_scale: float | None = None, confidence: str = "tight", support="auto",
+                 support_size: int | None = None, allocation: str = "uniform", budget: int = DEFAULT_BUDGET,
+                 check_growth: float = 0.05, stop_on_rule: bool = True, seed=None):
+        self.mode = mode
+        self.oracle = oracle
+        self.n_references = n_references
+        self.recentre_steps = recentre_steps
+        super().__init__(problem, epsilon=epsilon, delta=delta, noise_scale=noise_scale, confidence=confidence,
+                         support=support, support_size=support_size, allocation=allocation, budget=budget,
+                         check_growth=check_growth, stop_on_rule=stop_on_rule, seed=seed)
 
     @property
-    def name(self) -> str:
+    def guarantee(self) -> str:
+        return "heuristic" if self.mode == "heuristic" else "certified"
+
+    def label(self) -> str:
         return f"safoa[{self.mode}]"
 
     def _n_directions(self) -> int:
         size = self.problem.size
         return max(1, size * (size - 1) // 2)
 
-    def _mode(self) -> dict:
-        return {"mode": self.mode, "oracle": self.oracle}
-
-    def _parameters(self) -> dict:
-        return {**super()._parameters(), "mode": self.mode, "oracle": self.oracle,
-                "n_references": self.n_references, "recentre_steps": self.recentre_steps}
+    def constants(self) -> dict:
+        return {**super().constants(), "mode": self.mode, "oracle": self.oracle}
 
     def _references(self, theta, Q, best, radius) -> list[tuple[int, ...]]:
         beta = radius * np.sqrt(np.clip(np.diag(Q), 0.0, None))
@@ -121,20 +128,17 @@ class SAFOA(StaticFullBandit):
                 current, current_value = candidate, value
         return {"value": best_value, "maximiser": best_arm, "surrogate_bounds": surrogate_bounds}
 
-    def _evaluate_stopping(self, estimate: LeastSquaresEstimate, radius: float) -> StoppingCheck:
+    def _rule(self, estimate: LeastSquaresEstimate, radius: float):
         theta, Q = estimate.theta, estimate.gram_inverse
         best = self.problem.best(theta)
         found = self.search(theta, Q, best, radius)
         details = {"C_t": radius, "found_value": found["value"],
                    "found_maximiser": "-".join(map(str, found["maximiser"]))}
         if self.mode == "heuristic":
-            statistic = found["value"]
-        else:
-            bounds = {"triangle": triangle_bound(self.problem, theta, Q, best, radius)}
-            for bound, name in found["surrogate_bounds"]:
-                bounds[name] = min(bound, bounds.get(name, np.inf))
-            bound_name = min(bounds, key=bounds.get)
-            statistic = bounds[bound_name]
-            details.update({"certified_bound": statistic, "bound_used": bound_name})
-        return StoppingCheck(pulls=estimate.pulls, stop=statistic <= self.epsilon, statistic=-statistic,
-                             threshold=-self.epsilon, answer=best, details=details)
+            return found["value"], best, details
+        bounds = {"triangle": triangle_bound(self.problem, theta, Q, best, radius)}
+        for bound, name in found["surrogate_bounds"]:
+            bounds[name] = min(bound, bounds.get(name, np.inf))
+        bound_name = min(bounds, key=bounds.__getitem__)
+        details.update({"certified_bound": bounds[bound_name], "bound_used": bound_name})
+        return bounds[bound_name], best, details

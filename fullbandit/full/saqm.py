@@ -6,10 +6,10 @@ import math
 
 import numpy as np
 
-from fullbandit._validation import check_choice
 from fullbandit.dks import ORACLES
 from fullbandit.estimation import LeastSquaresEstimate
-from fullbandit.full.static import StaticFullBandit, StoppingCheck
+from fullbandit.full.static import DEFAULT_BUDGET, STATIC_CONSTRAINTS, StaticFullBandit
+from fullbandit.params import Options
 from fullbandit.problem import TopK
 from fullbandit.qp import approximate_qp, certified_bounds
 
@@ -28,7 +28,7 @@ class SAQM(StaticFullBandit):
 
         ``theta_hat(M_hat) - theta_hat(M_2) >= 2 C_t U_t - epsilon``
 
-    makes ``M_hat`` epsilon-optimal with probability at least ``1 - delta``. The union
+    (its ``gap_bound`` is ``2 C_t U_t - (theta_hat(M_hat) - theta_hat(M_2))``) makes ``M_hat`` epsilon-optimal with probability at least ``1 - delta``. The union
     bound of ``C_t`` is over the ``C(n, k)`` super-arms.
 
     Parameters
@@ -47,7 +47,7 @@ class SAQM(StaticFullBandit):
           QP optimum, so the guarantee is unchanged and the run stops earlier.
     oracle : str
         Densest-k-subgraph oracle of Algorithm 1 (a name in :data:`fullbandit.dks.ORACLES`).
-    epsilon, delta, noise_scale, confidence, support, support_size, budget, check_growth, seed, allocation
+    epsilon, delta, noise_scale, confidence, support, support_size, allocation, budget, check_growth, stop_on_rule, seed
         See :class:`fullbandit.full.static.StaticFullBandit`.
 
     Notes
@@ -76,28 +76,31 @@ class SAQM(StaticFullBandit):
     ((0, 1), 'stopping rule')
     """
 
-    def __init__(self, problem: TopK, *, width_bound: str = "certified", oracle: str = "peeling", **options):
-        if not isinstance(problem, TopK):
-            raise TypeError(f"SAQM needs the top-k decision class (its CEM is a cardinality QP), "
-                            f"got {type(problem).__name__}; ICB handles other classes")
-        self.width_bound = check_choice("width_bound", width_bound, WIDTH_BOUNDS)
-        self.oracle = check_choice("oracle", oracle, tuple(ORACLES))
-        super().__init__(problem, **options)
+    name = "saqm"
+    decision_classes = (TopK,)
+    parameter_constraints = {**STATIC_CONSTRAINTS, "width_bound": [Options(WIDTH_BOUNDS)],
+                             "oracle": [Options(ORACLES)]}
 
-    @property
-    def name(self) -> str:
+    def __init__(self, problem, *, width_bound: str = "certified", oracle: str = "peeling", epsilon: float = 0.0, delta: float = 0.05,
+                 noise_scale: float | None = None, confidence: str = "tight", support="auto",
+                 support_size: int | None = None, allocation: str = "uniform", budget: int = DEFAULT_BUDGET,
+                 check_growth: float = 0.05, stop_on_rule: bool = True, seed=None):
+        self.width_bound = width_bound
+        self.oracle = oracle
+        super().__init__(problem, epsilon=epsilon, delta=delta, noise_scale=noise_scale, confidence=confidence,
+                         support=support, support_size=support_size, allocation=allocation, budget=budget,
+                         check_growth=check_growth, stop_on_rule=stop_on_rule, seed=seed)
+
+    def label(self) -> str:
         return f"saqm[{self.width_bound}]"
 
     def _n_directions(self) -> int:
         return self.problem.size
 
-    def _mode(self) -> dict:
-        return {"width_bound": self.width_bound, "oracle": self.oracle}
+    def constants(self) -> dict:
+        return {**super().constants(), "width_bound": self.width_bound, "oracle": self.oracle}
 
-    def _parameters(self) -> dict:
-        return {**super()._parameters(), "width_bound": self.width_bound, "oracle": self.oracle}
-
-    def _evaluate_stopping(self, estimate: LeastSquaresEstimate, radius: float) -> StoppingCheck:
+    def _rule(self, estimate: LeastSquaresEstimate, radius: float):
         theta = estimate.theta
         best, runner_up = self.problem.best_and_runner_up(theta)
         empirical_gap = float(theta[list(best)].sum() - theta[list(runner_up)].sum())
@@ -108,11 +111,10 @@ class SAQM(StaticFullBandit):
             bounds = {"theorem1": solution.value / solution.theorem1_ratio}
         else:
             bounds = certified_bounds(Q, self.problem.k, solution)
-        bound_name = min(bounds, key=bounds.get)
+        bound_name = min(bounds, key=bounds.__getitem__)
         width = math.sqrt(bounds[bound_name])
-        threshold = 2.0 * radius * width - self.epsilon
-        return StoppingCheck(
-            pulls=estimate.pulls, stop=empirical_gap >= threshold, statistic=empirical_gap,
-            threshold=threshold, answer=best,
-            details={"C_t": radius, "U_t": width, "Z_t": solution.value, "alpha_t": solution.theorem1_ratio,
-                     "bound_used": bound_name})
+        # On the confidence event every super-arm M has |theta(M) - theta_hat(M)| <= C_t U_t, so
+        # theta(M*) - theta(M_hat) <= theta_hat(M_2) + C_t U_t - (theta_hat(M_hat) - C_t U_t).
+        gap_bound = 2.0 * radius * width - empirical_gap
+        return gap_bound, best, {"C_t": radius, "U_t": width, "Z_t": solution.value, "alpha_t": solution.theorem1_ratio,
+                                 "empirical_gap": empirical_gap, "bound_used": bound_name}

@@ -1,49 +1,59 @@
-"""The machinery every static full-bandit algorithm shares: support, tracking, statistics,
-stopping schedule, budget, ask/tell, and saved state.
+"""The static-design layer of the full-bandit algorithms: support, tracking, statistics,
+stopping schedule and saved state, on top of :class:`fullbandit.base.Algorithm`.
 
-A subclass supplies the stopping rule (:meth:`StaticFullBandit._evaluate_stopping`) and the
-size of its union bound (:meth:`StaticFullBandit._n_directions`).
+A subclass supplies its stopping rule (:meth:`StaticFullBandit._rule`) and the size of its
+union bound (:meth:`StaticFullBandit._n_directions`).
 """
 
 from __future__ import annotations
 
-import json
 import math
-import os
-import tempfile
-from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from abc import abstractmethod
+from typing import ClassVar
 
 import numpy as np
 
-from fullbandit._validation import (InvalidParameterError, as_generator, check_choice, check_finite_reward,
-                                    check_int, check_probability, check_real)
-from fullbandit.allocation import Tracker, g_optimal_allocation, make_support
-from fullbandit.estimation import (CONFIDENCE_CONSTANTS, LeastSquaresEstimate, SingularDesignError, StaticDesign,
-                                   confidence_radius)
-from fullbandit.problem import DecisionClass, SuperArm, decision_class_from_dict
-from fullbandit.result import BUDGET_EXHAUSTED, STOPPING_RULE, Result
+from fullbandit._validation import InvalidParameterError
+from fullbandit.allocation import SUPPORT_KINDS, Tracker, g_optimal_allocation, make_support
+from fullbandit.base import Algorithm, StateError, StateReader, StoppingCheck
+from fullbandit.estimation import (
+    CONFIDENCE_CONSTANTS,
+    LeastSquaresEstimate,
+    SingularDesignError,
+    StaticDesign,
+    confidence_radius,
+)
+from fullbandit.params import SEED, SUPERARMS, Instance, Interval, Options
+from fullbandit.problem import SuperArm
 
 DEFAULT_BUDGET = 10_000_000
 ALLOCATIONS = ("uniform", "g-optimal")
 G_OPTIMAL_DROP = 1e-4  # G-optimal weights below this fraction of the largest are dropped
-STATE_VERSION = 3
+
+#: Constraints of the parameters every static algorithm shares.
+STATIC_CONSTRAINTS: dict[str, list] = {
+    "epsilon": [Interval(float, 0, None)],
+    "delta": [Interval(float, 0, 1, closed="neither")],
+    "noise_scale": [None, Interval(float, 0, None, closed="neither")],
+    "confidence": [Options(CONFIDENCE_CONSTANTS)],
+    "support": [Options(SUPPORT_KINDS), SUPERARMS],
+    "support_size": [None, Interval(int, 1, None)],
+    "allocation": [Options(ALLOCATIONS)],
+    "budget": [Interval(int, 1, None)],
+    "check_growth": [Interval(float, 0, None)],
+    "stop_on_rule": [Instance(bool)],
+    "seed": [SEED],
+}
 
 
-@dataclass
-class StoppingCheck:
-    """One evaluation of a stopping rule: stop when ``statistic >= threshold``."""
+class StaticFullBandit(Algorithm):
+    """Base of the static full-bandit algorithms: a fixed allocation over a fixed support.
 
-    pulls: int
-    stop: bool
-    statistic: float
-    threshold: float
-    answer: SuperArm
-    details: dict = field(default_factory=dict)
-
-
-class StaticFullBandit(ABC):
-    """Base of the static full-bandit algorithms (uniform allocation over a fixed support).
+    Pulls follow a deterministic tracking rule (:class:`fullbandit.allocation.Tracker`)
+    that never reads a reward, so the confidence bounds of a fixed design hold
+    (:func:`fullbandit.estimation.confidence_radius`). Between two stopping checks the
+    pulls are known in advance: ``ask(max_count=m)`` hands them out in blocks of up to
+    ``m`` pulls of one super-arm, and the block's summed reward is told at once.
 
     Parameters
     ----------
@@ -56,12 +66,13 @@ class StaticFullBandit(ABC):
         Error probability, ``0 < delta < 1``.
     noise_scale : float, optional
         Sub-Gaussian scale ``R`` of one observed sum. ``None``: :func:`fullbandit.run`
-        takes it from the environment; with ask/tell you must set it.
+        takes the environment's declared scale (without writing this parameter); with
+        ask/tell you must set it.
     confidence : {"tight", "paper"}
         Which constant ``C_t`` (:func:`fullbandit.estimation.confidence_radius`).
     support : {"auto", "cyclic", "random"} or sequence of super-arms
-        The support of the uniform allocation (:func:`fullbandit.allocation.make_support`),
-        or an explicit list of super-arms spanning R^n.
+        The support of the allocation (:func:`fullbandit.allocation.make_support`), or an
+        explicit list of distinct super-arms spanning R^n.
     support_size : int, optional
         Size of a random support (default ``4 n``).
     allocation : {"uniform", "g-optimal"}
@@ -71,229 +82,206 @@ class StaticFullBandit(ABC):
         span R^n).
     budget : int
         Pull cap: the run ends with ``"budget exhausted"`` (no guarantee) if the stopping
-        rule has not fired after ``budget`` pulls.
+        rule has not fired after ``budget`` pulls. A budget below the support size ends
+        the run before the means are identified (the answer is then ``None``).
     check_growth : float
         Stopping-check schedule: after a check at ``t`` pulls the next is at
         ``max(t + 1, ceil((1 + check_growth) t))``. The confidence bound holds for all ``t``
         at once, so skipping checks keeps the guarantee; it costs at most a factor
         ``1 + check_growth`` in pulls and makes the number of checks O(log(T) / check_growth).
+    stop_on_rule : bool
+        ``False`` keeps pulling until the budget although the rule fired (for experiments
+        that trace the rule over a fixed horizon; the pulls at which it first fired are
+        reported as ``first_stop``).
     seed : None, int, SeedSequence or Generator
         The one source of randomness (a random support).
     """
 
     name = "static"
+    parameter_constraints: ClassVar[dict[str, list]] = STATIC_CONSTRAINTS
 
-    def __init__(self, problem: DecisionClass, *, epsilon: float = 0.0, delta: float = 0.05,
-                 noise_scale: float | None = None, confidence: str = "tight", support="auto",
-                 support_size: int | None = None, budget: int = DEFAULT_BUDGET,
-                 check_growth: float = 0.05, seed=None, allocation: str = "uniform", proportions=None):
-        if not isinstance(problem, DecisionClass):
-            raise TypeError(f"problem must be a DecisionClass such as TopK, got {type(problem).__name__}")
+    def __init__(self, problem, *, epsilon: float = 0.0, delta: float = 0.05, noise_scale: float | None = None,
+                 confidence: str = "tight", support="auto", support_size: int | None = None,
+                 allocation: str = "uniform", budget: int = DEFAULT_BUDGET, check_growth: float = 0.05,
+                 stop_on_rule: bool = True, seed=None):
         self.problem = problem
-        self.epsilon = check_real("epsilon", epsilon, low=0.0)
-        self.delta = check_probability("delta", delta)
-        self.noise_scale = None if noise_scale is None else check_real(
-            "noise_scale", noise_scale, low=0.0, low_inclusive=False)
-        self.confidence = check_choice("confidence", confidence, CONFIDENCE_CONSTANTS)
-        self.budget = check_int("budget", budget, low=1)
-        self.check_growth = check_real("check_growth", check_growth, low=0.0)
+        self.epsilon = epsilon
+        self.delta = delta
+        self.noise_scale = noise_scale
+        self.confidence = confidence
+        self.support = support
         self.support_size = support_size
-        self.allocation = check_choice("allocation", allocation, ALLOCATIONS)
-        self._rng = as_generator(seed)
-        n, k = problem.n, problem.k
-        if isinstance(support, str):
-            self.support = support
-            arms = make_support(n, k, support, self._rng, support_size, problem=problem)
-        else:
-            self.support = "explicit"
-            arms = [problem.check_super_arm(arm, "support member") for arm in support]
-            if len(set(arms)) != len(arms):
-                raise InvalidParameterError("support must not repeat a super-arm")
-        rank = np.linalg.matrix_rank(StaticDesign(n, arms).matrix)
-        if rank < n:
-            raise SingularDesignError(f"support spans rank {rank} < n={n}: theta is not identifiable from it")
-        if proportions is None:
-            arms, proportions = _proportions(n, arms, self.allocation)
-        self._design = StaticDesign(n, arms)
-        self._member_of = {arm: j for j, arm in enumerate(self._design.support)}
-        self._proportions = np.asarray(proportions, dtype=float)
-        self._tracker = Tracker(self._proportions)
-        self._next_check = len(arms)  # every member pulled once: A_t is invertible
-        self._last: StoppingCheck | None = None
-        self._stop_reason: str | None = None
-        self.checks = 0
+        self.allocation = allocation
+        self.budget = budget
+        self.check_growth = check_growth
+        self.stop_on_rule = stop_on_rule
+        self.seed = seed
 
     # --- what subclasses provide -----------------------------------------------------
     @abstractmethod
-    def _evaluate_stopping(self, estimate: LeastSquaresEstimate, radius: float) -> StoppingCheck:
-        """Evaluate the stopping rule on the current estimate with confidence radius ``C_t``."""
+    def _rule(self, estimate: LeastSquaresEstimate, radius: float) -> tuple[float, SuperArm, dict]:
+        """``(gap_bound, answer, details)`` of the stopping rule with confidence radius ``C_t``."""
 
     @abstractmethod
     def _n_directions(self) -> int:
         """Size ``|X|`` of the union bound behind ``C_t``."""
 
-    def _mode(self) -> dict:
-        """Constants describing the algorithm's mode, recorded in every result."""
-        return {}
+    def _setup_checks(self) -> None:  # noqa: B027 - optional hook
+        """Checks a subclass makes once the parameters are valid (e.g. a size limit)."""
 
-    # --- ask / tell --------------------------------------------------------------------
-    @property
-    def n_pulls(self) -> int:
-        """Rewards told so far."""
-        return self._design.pulls
+    # --- building ----------------------------------------------------------------------
+    def _build(self, rng: np.random.Generator, noise_scale: float | None) -> None:
+        self._setup_checks()
+        self._noise_scale = self._resolve_noise_scale(noise_scale)
+        problem = self.problem
+        if isinstance(self.support, str):
+            arms = make_support(problem.n, problem.k, self.support, rng, self.support_size, problem=problem)
+        else:
+            arms = [problem.check_super_arm(arm, "support member") for arm in self.support]
+            if len(set(arms)) != len(arms):
+                raise InvalidParameterError("support must not repeat a super-arm")
+        self._check_spanning(arms)
+        arms, proportions = _proportions(problem.n, arms, self.allocation)
+        self._start(arms, proportions)
 
-    @property
-    def done(self) -> bool:
-        """Whether the stopping rule fired or the budget is spent."""
-        return self._stop_reason is not None
+    def _resolve_noise_scale(self, fallback: float | None) -> float:
+        scale = self.noise_scale if self.noise_scale is not None else fallback
+        if scale is None:
+            raise InvalidParameterError(
+                f"{type(self).__name__}: noise_scale is not set: pass noise_scale=R (the sub-Gaussian scale of "
+                "an observed sum) or use fullbandit.run(), which takes it from the environment")
+        if not (isinstance(scale, int | float) and math.isfinite(scale) and scale > 0):
+            raise InvalidParameterError(f"noise_scale={scale!r} must be a positive finite number")
+        return float(scale)
 
-    @property
-    def stop_reason(self) -> str | None:
-        return self._stop_reason
+    def _check_spanning(self, arms) -> None:
+        rank = np.linalg.matrix_rank(StaticDesign(self.problem.n, arms).matrix)
+        if rank < self.problem.n:
+            raise SingularDesignError(
+                f"support spans rank {rank} < n={self.problem.n}: theta is not identifiable from it")
 
-    @property
-    def last_check(self) -> StoppingCheck | None:
-        """The most recent evaluation of the stopping rule."""
-        return self._last
+    def _start(self, arms, proportions, counts=None) -> None:
+        self._design = StaticDesign(self.problem.n, arms)
+        self._proportions = np.asarray(proportions, dtype=float)
+        self._tracker = Tracker(self._proportions, counts=counts)
+        self._plan = np.zeros(len(arms), dtype=np.int64)  # allocated, not yet handed out
+        self._next_check = len(arms)  # every member pulled once: A_t is invertible
+        self._first_stop: int | None = None
 
     @property
     def support_arms(self) -> tuple[SuperArm, ...]:
-        """The super-arms of the design."""
+        """The super-arms of the design (after setup)."""
+        self.setup()
         return self._design.support
 
-    def _require_noise_scale(self) -> float:
-        if self.noise_scale is None:
-            raise InvalidParameterError(
-                "noise_scale is not set: pass noise_scale=R (the sub-Gaussian scale of an observed sum) "
-                "or use fullbandit.run(), which takes it from the environment")
-        return self.noise_scale
+    @property
+    def effective_noise_scale(self) -> float:
+        """The noise scale in use: the parameter, or the one :meth:`setup` was given."""
+        self.setup()
+        return self._noise_scale
 
-    def ask(self) -> SuperArm:
-        """The next super-arm to pull (a sorted tuple of arm indices)."""
-        if self.done:
-            raise RuntimeError(f"{self.name} has stopped ({self._stop_reason}); call recommend()")
-        self._require_noise_scale()
-        return self._design.support[self._tracker.advance()]
+    # --- pulls ---------------------------------------------------------------------------
+    def _next_pull(self, max_count: int):
+        if not self._plan.any():
+            # Plan the pulls up to the next check (ask() leaves room in the budget for one).
+            allocated = int(self._tracker.counts.sum())
+            target = self._next_check if allocated < self._next_check else allocated + 1
+            self._plan = self._tracker.allocate(min(target, self.budget))
+        # The member with the most pulls still planned (lowest index on ties): single pulls
+        # then interleave the members, and blocks take a member's whole share at once.
+        member = int(np.argmax(self._plan))
+        count = int(min(self._plan[member], max_count))
+        self._plan[member] -= count
+        return self._design.support[member], count, member
 
-    def tell(self, super_arm, reward) -> None:
-        """Record the observed summed ``reward`` of ``super_arm`` (a member of the support)."""
-        if self.done:
-            raise RuntimeError(f"{self.name} has stopped ({self._stop_reason}); it takes no more rewards")
-        member = self._member_of.get(super_arm if type(super_arm) is tuple else
-                                     tuple(sorted(int(i) for i in super_arm)))
-        if member is None:
-            raise InvalidParameterError(
-                f"super_arm={tuple(super_arm)!r} is not in the design's support; a static algorithm "
-                "only learns from the super-arms it was built with (see support_arms)")
-        reward = check_finite_reward(reward)
-        self._design.record(member, reward)
-        t = self._design.pulls
-        if t >= self._next_check or t >= self.budget:
-            self._check(t)
+    def _record(self, token, arms, count, reward) -> None:
+        self._design.record(int(token), reward, count)
 
-    def _check(self, t: int) -> None:
-        estimate = self._design.estimate()
-        radius = _radius(self, t)
-        self._last = self._evaluate_stopping(estimate, radius)
-        self.checks += 1
-        if self._last.stop:
-            self._stop_reason = STOPPING_RULE
-        elif t >= self.budget:
-            self._stop_reason = BUDGET_EXHAUSTED
+    def _release(self, token, count) -> None:
+        self._plan[int(token)] += count
+
+    def _due_for_check(self) -> bool:
+        return self._design.pulls >= self._next_check
+
+    def _after_check(self, check: StoppingCheck) -> None:
+        t = check.pulls
+        if check.stop and self._first_stop is None:
+            self._first_stop = t
         self._next_check = max(t + 1, math.ceil((1.0 + self.check_growth) * t))
 
-    def recommend(self) -> SuperArm:
-        """The answer: the stopped answer, else the current empirical best super-arm."""
-        if self._last is not None and (self.done or self._last.pulls == self.n_pulls):
-            return self._last.answer
-        return self.problem.best(self._design.estimate().theta)
+    def _stops_on_rule(self) -> bool:
+        return bool(self.stop_on_rule)
+
+    def radius(self, t: int) -> float:
+        """The confidence radius ``C_t`` after ``t`` pulls, with this algorithm's union bound."""
+        self.setup()
+        return confidence_radius(t, self.delta, self._noise_scale, self._n_directions(), self.confidence)
+
+    def _evaluate(self) -> StoppingCheck:
+        t = self._design.pulls
+        try:
+            estimate = self._design.estimate()
+        except SingularDesignError as error:
+            return StoppingCheck(t, math.inf, float(self.epsilon), None, self.guarantee == "certified",
+                                 {"singular": str(error)})
+        gap_bound, answer, details = self._rule(estimate, self.radius(t))
+        return StoppingCheck(t, float(gap_bound), float(self.epsilon), answer, self.guarantee == "certified",
+                             details, estimate)
 
     def constants(self) -> dict:
-        """Confidence constants, noise scale, union bound and the last stopping statistic."""
-        constants = {"confidence": self.confidence, "noise_scale": self.noise_scale,
-                     "delta": self.delta, "epsilon": self.epsilon,
-                     "union_bound": self._n_directions(), "support": self.support, "allocation": self.allocation,
-                     "support_size": len(self._design.support), **self._mode()}
-        if self._last is not None:
-            constants.update({"statistic": self._last.statistic, "threshold": self._last.threshold,
-                              **self._last.details})
-        return constants
+        """Confidence constants, noise scale, union bound, support and allocation."""
+        self.setup()
+        return {"confidence": self.confidence, "noise_scale": self._noise_scale, "delta": self.delta,
+                "epsilon": self.epsilon, "union_bound": self._n_directions(),
+                "support": self.support if isinstance(self.support, str) else "explicit",
+                "allocation": self.allocation, "support_size": len(self._design.support),
+                "first_stop": self._first_stop}
 
-    def result(self) -> Result:
-        """A :class:`fullbandit.Result` for the run so far (no truth, no wall time)."""
-        return Result(algorithm=self.name, answer=self.recommend(), pulls=self.n_pulls,
-                      stop_reason=self._stop_reason or "running", constants=self.constants(),
-                      checks=self.checks)
+    # --- saved state ---------------------------------------------------------------------
+    def _state(self) -> dict:
+        return {"noise_scale": self._noise_scale, "support": [list(arm) for arm in self._design.support],
+                "proportions": self._proportions.tolist(), "allocated": self._tracker.counts.tolist(),
+                "plan": self._plan.tolist(), "counts": self._design.counts.tolist(),
+                "reward_sums": self._design.reward_sums.tolist(), "next_check": self._next_check,
+                "first_stop": self._first_stop}
 
-    # --- saved state -------------------------------------------------------------------
-    def _parameters(self) -> dict:
-        return {"epsilon": self.epsilon, "delta": self.delta, "noise_scale": self.noise_scale,
-                "confidence": self.confidence, "budget": self.budget, "check_growth": self.check_growth,
-                "allocation": self.allocation}
-
-    def get_state(self) -> dict:
-        """Everything needed to resume this run exactly (JSON-serialisable)."""
-        return {
-            "version": STATE_VERSION, "class": type(self).__name__, "name": self.name,
-            "problem": self.problem.to_dict(),
-            "parameters": self._parameters(), "support_kind": self.support,
-            "support": [list(arm) for arm in self._design.support],
-            "proportions": self._proportions.tolist(), "allocated": self._tracker.counts.tolist(), "counts": self._design.counts.tolist(),
-            "reward_sums": [float(x) for x in self._design.reward_sums], "pulls": self._design.pulls,
-            "next_check": self._next_check, "checks": self.checks, "stop_reason": self._stop_reason,
-            "last_check": None if self._last is None else {
-                "pulls": self._last.pulls, "stop": self._last.stop, "statistic": self._last.statistic,
-                "threshold": self._last.threshold, "answer": list(self._last.answer),
-                "details": self._last.details},
-            "rng": self._rng.bit_generator.state,
-        }
-
-    @classmethod
-    def from_state(cls, state: dict):
-        """Rebuild an algorithm from :meth:`get_state`'s output."""
-        if state.get("version") != STATE_VERSION or state.get("class") != cls.__name__:
-            raise InvalidParameterError(
-                f"state is for {state.get('class')!r} version {state.get('version')!r}, "
-                f"not {cls.__name__} version {STATE_VERSION}")
-        algorithm = cls(decision_class_from_dict(state["problem"]), support=[tuple(a) for a in state["support"]],
-                        proportions=state["proportions"], **state["parameters"])
-        algorithm.support = state["support_kind"]
-        algorithm._tracker = Tracker(algorithm._proportions, counts=state["allocated"])
-        algorithm._design.counts[:] = state["counts"]
-        algorithm._design.reward_sums[:] = state["reward_sums"]
-        algorithm._design.pulls = state["pulls"]
-        algorithm._next_check = state["next_check"]
-        algorithm.checks = state["checks"]
-        algorithm._stop_reason = state["stop_reason"]
-        last = state["last_check"]
-        if last is not None:
-            algorithm._last = StoppingCheck(last["pulls"], last["stop"], last["statistic"], last["threshold"],
-                                            tuple(last["answer"]), last["details"])
-        bit_generator = getattr(np.random, state["rng"]["bit_generator"])()
-        bit_generator.state = state["rng"]
-        algorithm._rng = np.random.Generator(bit_generator)
-        return algorithm
-
-    def save(self, path) -> None:
-        """Write the state to ``path`` atomically (a crash leaves the old file or the new one, never half)."""
-        directory = os.path.dirname(os.path.abspath(path))
-        state = self.get_state()
-        handle = tempfile.NamedTemporaryFile("w", dir=directory, delete=False, suffix=".tmp")
+    def _restore(self, state: StateReader) -> None:
+        self._setup_checks()
+        self._noise_scale = state.number("noise_scale")
+        if self._noise_scale <= 0:
+            raise StateError(f"{state.source}: field 'state.noise_scale' must be positive")
         try:
-            with handle:
-                json.dump(state, handle)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(handle.name, path)
-        except BaseException:
-            os.unlink(handle.name)
-            raise
+            arms = [self.problem.check_super_arm(arm, "support member") for arm in state.get("support", list)]
+            if len(set(arms)) != len(arms):
+                raise InvalidParameterError("support repeats a super-arm")
+            self._check_spanning(arms)
+        except (InvalidParameterError, TypeError) as error:
+            raise StateError(f"{state.source}: field 'state.support': {error}") from None
+        m = len(arms)
+        proportions = state.array("proportions", length=m, low=0.0)
+        if not np.all(proportions > 0):
+            raise StateError(f"{state.source}: field 'state.proportions' must be positive")
+        allocated = state.array("allocated", length=m, dtype=int, low=0)
+        self._start(arms, proportions, counts=allocated)
+        self._plan = state.array("plan", length=m, dtype=int, low=0)
+        self._design.counts[:] = state.array("counts", length=m, dtype=int, low=0)
+        self._design.reward_sums[:] = state.array("reward_sums", length=m)
+        self._design.pulls = int(self._design.counts.sum())
+        self._next_check = state.integer("next_check", low=1)
+        first = state.get("first_stop", int, optional=True)
+        self._first_stop = first
 
-    @classmethod
-    def load(cls, path):
-        """Read a state written by :meth:`save`."""
-        with open(path) as handle:
-            return cls.from_state(json.load(handle))
+    def _check_consistency(self, source: str) -> None:
+        if self._design.pulls != self._told:
+            raise StateError(f"{source}: the counts add up to {self._design.pulls} pulls but 'told' is {self._told}")
+        outstanding = np.zeros_like(self._plan)
+        for pull, token in self._pending.values():
+            if not (isinstance(token, int) and 0 <= token < len(self._design.support)) \
+                    or self._design.support[token] != pull.arms:
+                raise StateError(f"{source}: pending pull {pull.id} does not match a support member")
+            outstanding[token] += pull.count
+        if not np.array_equal(self._tracker.counts, self._design.counts + outstanding + self._plan):
+            raise StateError(f"{source}: 'allocated' differs from counts + pending + plan: the file was edited")
 
 
 def _proportions(n: int, arms, allocation: str):
@@ -302,12 +290,7 @@ def _proportions(n: int, arms, allocation: str):
         return arms, np.ones(len(arms))
     weights = g_optimal_allocation(n, arms)
     keep = weights >= G_OPTIMAL_DROP * weights.max()
-    kept = [arm for arm, flag in zip(arms, keep) if flag]
+    kept = [arm for arm, flag in zip(arms, keep, strict=True) if flag]
     if np.linalg.matrix_rank(StaticDesign(n, kept).matrix) < n:
         return arms, weights
     return kept, weights[keep]
-
-
-def _radius(algorithm: StaticFullBandit, t: int) -> float:
-    return confidence_radius(t, algorithm.delta, algorithm._require_noise_scale(),
-                             algorithm._n_directions(), algorithm.confidence)

@@ -1,0 +1,678 @@
+"""The lifecycle every algorithm shares: stored parameters, ask/tell with pull handles and
+blocks, stop reasons, the stopping diagnostic, results and versioned atomic state.
+
+An algorithm's constructor only stores its parameters, verbatim, under their own names.
+The first call that needs them (``ask``, ``tell``, ``result``, ``save``, or
+:meth:`Algorithm.setup`) validates them against the class's declared
+``parameter_constraints`` (:mod:`fullbandit.params`) and builds the working state. Work
+never writes a parameter.
+
+Driving an algorithm (by a simulation or by a person) is a loop::
+
+    pull = algorithm.ask()                 # a Pull: what to try, an id, and a count
+    reward = ...                           # observe it (summed over pull.count trials)
+    algorithm.tell(pull, reward)           # or tell(pull.arms, reward)
+
+Several pulls may be outstanding at once (a crowd works in parallel) and may be told in
+any order; ``ask(max_count=m)`` lets the algorithm hand out a *block* of up to ``m``
+identical pulls, told with the sum of their rewards (a simulation then pays once per
+block, not once per pull). :func:`fullbandit.run` is exactly this loop.
+
+Writing an algorithm: subclass :class:`Algorithm` (or
+:class:`fullbandit.full.static.StaticFullBandit` for a static full-bandit design), declare
+``parameter_constraints``, ``feedback``, ``mode`` and ``decision_classes``, and implement
+the hooks ``_build``, ``_next_pull``, ``_record``, ``_release``, ``_due_for_check``,
+``_evaluate``, ``_state`` and ``_restore``. Register it in :mod:`fullbandit.registry` and
+it is found by the command line, the experiment runner and the conformance suite.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import math
+import numbers
+import operator
+import os
+import tempfile
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from fullbandit._validation import InvalidParameterError, as_generator
+from fullbandit.params import validate_parameters
+from fullbandit.problem import DecisionClass, SuperArm, decision_class_from_dict
+from fullbandit.result import BUDGET_EXHAUSTED, GUARANTEES, RUNNING, STOPPING_RULE, Result, StopReason
+
+STATE_FORMAT = "fullbandit-state"
+STATE_VERSION = 4
+FEEDBACK_KINDS = ("full", "semi")
+MODES = ("fixed-confidence", "fixed-budget")
+
+
+class ProtocolError(InvalidParameterError):
+    """An ask/tell call out of order: a double tell, a pull never asked, a tell after the stop."""
+
+
+class StateError(InvalidParameterError):
+    """A saved state file that is truncated, edited, inconsistent or not a fullbandit state."""
+
+
+@dataclass(frozen=True)
+class Pull:
+    """A handle for one requested pull (or a block of identical pulls).
+
+    Attributes
+    ----------
+    id : int
+        Identity of the request within its algorithm (0, 1, 2, ...).
+    arms : tuple of int
+        The super-arm (sorted arm indices) to pull.
+    count : int
+        Number of identical pulls requested; tell the *sum* of their rewards (for
+        semi-bandit feedback, each member's sum).
+    """
+
+    id: int
+    arms: SuperArm
+    count: int = 1
+
+
+@dataclass
+class StoppingCheck:
+    """One evaluation of a stopping rule, in the form every algorithm shares.
+
+    ``gap_bound`` bounds ``theta(M*) - theta(answer)`` from above (on the confidence
+    event, for a certified rule); the rule fires when ``gap_bound <= epsilon``.
+    ``details`` holds the algorithm's own constants (``C_t``, widths, ...) and
+    ``estimate`` the estimate the rule was evaluated on (not saved with the state).
+    """
+
+    pulls: int
+    gap_bound: float
+    epsilon: float
+    answer: SuperArm | None
+    certified: bool
+    details: dict = field(default_factory=dict)
+    estimate: Any = None
+
+    @property
+    def stop(self) -> bool:
+        """Whether the rule fires: ``gap_bound <= epsilon``."""
+        return self.gap_bound <= self.epsilon
+
+    def to_dict(self) -> dict:
+        return {"pulls": self.pulls, "gap_bound": _json_float(self.gap_bound), "epsilon": self.epsilon,
+                "answer": None if self.answer is None else list(self.answer), "certified": self.certified,
+                "details": self.details}
+
+
+class Algorithm(ABC):
+    """Base of every identification algorithm (see the module docstring for the protocol).
+
+    Class attributes a subclass declares
+    ------------------------------------
+    name : str
+        Short name (the registry key of its default configuration).
+    feedback : {"full", "semi"}
+        What a pull returns: the sum of the members' rewards, or each member's reward.
+    mode : {"fixed-confidence", "fixed-budget"}
+    decision_classes : tuple of type
+        The decision classes (:mod:`fullbandit.problem`) it supports.
+    parameter_constraints : dict
+        For every constructor parameter but ``problem``, the list of allowed forms
+        (:mod:`fullbandit.params`).
+    """
+
+    name: ClassVar[str] = "algorithm"
+    feedback: ClassVar[str] = "full"
+    mode: ClassVar[str] = "fixed-confidence"
+    decision_classes: ClassVar[tuple[type, ...]] = (DecisionClass,)
+    parameter_constraints: ClassVar[dict[str, list]] = {}
+
+    # Parameters every algorithm has (subclasses list them in their signatures).
+    problem: DecisionClass
+    budget: int
+    seed: Any
+
+    # --- parameters ---------------------------------------------------------------------
+    @classmethod
+    def parameter_names(cls) -> tuple[str, ...]:
+        """Constructor parameters, in signature order (``problem`` first)."""
+        signature = inspect.signature(cls.__init__)
+        return tuple(name for name, p in signature.parameters.items()
+                     if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD))
+
+    def get_params(self) -> dict:
+        """The constructor parameters as stored (scikit-learn's ``get_params``)."""
+        return {name: getattr(self, name) for name in self.parameter_names()}
+
+    def __repr__(self) -> str:
+        defaults = {name: p.default for name, p in inspect.signature(type(self).__init__).parameters.items()}
+        shown = [f"{name}={value!r}" for name, value in self.get_params().items()
+                 if name == "problem" or not _same(value, defaults.get(name, inspect.Parameter.empty))]
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+    @property
+    def guarantee(self) -> str:
+        """``"certified"``, ``"heuristic"`` or ``"fixed-budget"`` for the configured mode."""
+        return "fixed-budget" if self.mode == "fixed-budget" else "certified"
+
+    def label(self) -> str:
+        """Name and mode, as results report it (e.g. ``"saqm[certified]"``)."""
+        return self.name
+
+    def _validate(self) -> None:
+        if not isinstance(self.problem, self.decision_classes):
+            allowed = ", ".join(c.__name__ for c in self.decision_classes)
+            raise TypeError(f"{type(self).__name__}: problem must be an instance of {allowed}, "
+                            f"got {type(self.problem).__name__}")
+        values = {name: getattr(self, name) for name in self.parameter_names() if name != "problem"}
+        validate_parameters(self.parameter_constraints, values, owner=type(self).__name__)
+
+    # --- lifecycle ----------------------------------------------------------------------
+    @property
+    def is_set_up(self) -> bool:
+        return getattr(self, "_set_up", False)
+
+    def setup(self, *, noise_scale: float | None = None) -> Algorithm:
+        """Validate the parameters and build the working state (the first ``ask`` does it too).
+
+        Parameters
+        ----------
+        noise_scale : float, optional
+            The noise scale to use when the algorithm's own ``noise_scale`` parameter is
+            ``None``; :func:`fullbandit.run` passes the environment's declared scale. The
+            parameter itself is never written.
+
+        Returns
+        -------
+        Algorithm
+            ``self``.
+        """
+        if self.is_set_up:
+            return self
+        self._validate()
+        rng = as_generator(self.seed)
+        self._rng = rng
+        self._told = 0
+        self._next_id = 0
+        self._pending: dict[int, tuple[Pull, Any]] = {}
+        self._by_arms: dict[SuperArm, list[int]] = {}
+        self._checks = 0
+        self._last: StoppingCheck | None = None
+        self._stop_reason = RUNNING
+        self._build(rng, noise_scale)
+        self._set_up = True
+        return self
+
+    @abstractmethod
+    def _build(self, rng: np.random.Generator, noise_scale: float | None) -> None:
+        """Build the working state from the validated parameters."""
+
+    @abstractmethod
+    def _next_pull(self, max_count: int) -> tuple[SuperArm, int, Any]:
+        """The next request: ``(arms, count, token)`` with ``1 <= count <= max_count``.
+
+        ``token`` is the algorithm's own note (kept with the pending pull, saved with the
+        state, so it must be JSON-serialisable) handed back to ``_record`` or ``_release``.
+        """
+
+    @abstractmethod
+    def _record(self, token: Any, arms: SuperArm, count: int, reward) -> None:
+        """Record a validated observation of a pull handed out with ``token``."""
+
+    @abstractmethod
+    def _release(self, token: Any, count: int) -> None:
+        """Forget a pull handed out with ``token`` that will never be told."""
+
+    @abstractmethod
+    def _due_for_check(self) -> bool:
+        """Whether the stopping rule is to be checked now (after a tell)."""
+
+    @abstractmethod
+    def _evaluate(self) -> StoppingCheck:
+        """Evaluate the stopping rule on the data told so far, without changing any state."""
+
+    def _after_check(self, check: StoppingCheck) -> None:  # noqa: B027 - optional hook
+        """Update the check schedule after ``check`` (optional)."""
+
+    def _stops_on_rule(self) -> bool:
+        return True
+
+    @abstractmethod
+    def _state(self) -> dict:
+        """The algorithm's own state (JSON-serialisable)."""
+
+    @abstractmethod
+    def _restore(self, state: StateReader) -> None:
+        """Rebuild the working state from ``_state()``'s output, validating every field."""
+
+    # --- ask / tell ---------------------------------------------------------------------
+    @property
+    def n_pulls(self) -> int:
+        """Pulls told so far (a block of ``m`` counts ``m``)."""
+        return self._told if self.is_set_up else 0
+
+    @property
+    def n_checks(self) -> int:
+        """Stopping-rule evaluations so far."""
+        return self._checks if self.is_set_up else 0
+
+    @property
+    def pending(self) -> tuple[Pull, ...]:
+        """Pulls handed out by ``ask`` and not yet told or abandoned, oldest first."""
+        return tuple(pull for pull, _ in self._pending.values()) if self.is_set_up else ()
+
+    @property
+    def done(self) -> bool:
+        """Whether the stopping rule fired or the budget is spent."""
+        return self.stop_reason != RUNNING
+
+    @property
+    def stop_reason(self) -> StopReason:
+        return self._stop_reason if self.is_set_up else RUNNING
+
+    @property
+    def last_check(self) -> StoppingCheck | None:
+        """The most recent evaluation of the stopping rule."""
+        return self._last if self.is_set_up else None
+
+    def ask(self, max_count: int = 1) -> Pull:
+        """The next pull to make, as a :class:`Pull` handle.
+
+        Parameters
+        ----------
+        max_count : int
+            The largest block the caller accepts: the algorithm may ask for up to this
+            many identical pulls at once, to be told with the sum of their rewards.
+        """
+        self.setup()
+        if isinstance(max_count, bool) or not isinstance(max_count, numbers.Integral) or max_count < 1:
+            raise InvalidParameterError(f"max_count={max_count!r} must be an integer >= 1")
+        if self.done:
+            raise ProtocolError(f"{self.label()} has stopped ({self.stop_reason}): call result()")
+        outstanding = sum(pull.count for pull in self.pending)
+        remaining = self.budget - self._told - outstanding
+        if remaining <= 0:
+            raise ProtocolError(
+                f"all budget={self.budget} pulls are handed out: tell (or abandon) the {len(self._pending)} "
+                "outstanding pull(s) first")
+        arms, count, token = self._next_pull(min(int(max_count), remaining))
+        pull = Pull(self._next_id, tuple(arms), int(count))
+        self._next_id += 1
+        self._pending[pull.id] = (pull, token)
+        self._by_arms.setdefault(pull.arms, []).append(pull.id)
+        return pull
+
+    def tell(self, pull, reward) -> None:
+        """Record the observed ``reward`` of ``pull`` (a :class:`Pull`, or the pulled arms).
+
+        Given arms (in any order), the oldest outstanding pull of that super-arm is meant.
+        The reward is a real number (full feedback) or one number per member in the order
+        of ``pull.arms`` (semi feedback), summed over the pull's ``count``. A refused call
+        changes nothing.
+        """
+        self.setup()
+        if self.done:
+            raise ProtocolError(f"{self.label()} has stopped ({self.stop_reason}); it takes no more rewards")
+        pull_id = self._resolve(pull)
+        handle, token = self._pending[pull_id]
+        value = self._check_reward(reward, handle)
+        del self._pending[pull_id]
+        ids = self._by_arms[handle.arms]
+        ids.remove(pull_id)
+        if not ids:
+            del self._by_arms[handle.arms]
+        self._record(token, handle.arms, handle.count, value)
+        self._told += handle.count
+        self._check_if_due()
+
+    def abandon(self, pull) -> None:
+        """Give up an outstanding pull that will never be told (it returns to the design)."""
+        self.setup()
+        pull_id = self._resolve(pull)
+        handle, token = self._pending.pop(pull_id)
+        ids = self._by_arms[handle.arms]
+        ids.remove(pull_id)
+        if not ids:
+            del self._by_arms[handle.arms]
+        self._release(token, handle.count)
+
+    def _resolve(self, pull) -> int:
+        if isinstance(pull, Pull):
+            known = self._pending.get(pull.id)
+            if known is None or known[0] != pull:
+                state = "already told or abandoned" if 0 <= pull.id < self._next_id else "never asked"
+                raise ProtocolError(f"pull id={pull.id} arms={pull.arms} is {state}")
+            return pull.id
+        arms = _as_arms(pull)
+        ids = self._by_arms.get(arms)
+        if not ids:
+            raise ProtocolError(f"super_arm={arms} has no outstanding pull: tell only what ask() handed out")
+        return ids[0]
+
+    def _check_reward(self, reward, pull: Pull):
+        if self.feedback == "full":
+            return _finite_real("reward", reward)
+        values = reward if isinstance(reward, list | tuple | np.ndarray) else None
+        if values is None or np.ndim(values) != 1 or len(values) != len(pull.arms):
+            raise InvalidParameterError(
+                f"reward must hold one number per member of {pull.arms} (semi-bandit feedback), got {reward!r}")
+        return np.array([_finite_real(f"reward[{i}]", value) for i, value in enumerate(values)])
+
+    def _check_if_due(self) -> None:
+        at_budget = self._told >= self.budget
+        if not (at_budget or self._due_for_check()):
+            return
+        check = self._evaluate()
+        self._last = check
+        self._checks += 1
+        self._after_check(check)
+        if check.stop and self._stops_on_rule():
+            self._stop_reason = STOPPING_RULE
+        elif at_budget:
+            self._stop_reason = BUDGET_EXHAUSTED
+
+    def stopping_check(self) -> StoppingCheck:
+        """Evaluate the stopping rule now, on the data told so far, without changing any state."""
+        self.setup()
+        return self._evaluate()
+
+    def recommend(self) -> SuperArm | None:
+        """The answer: the last check's when it is current or the run is over, else a fresh evaluation.
+
+        ``None`` while the data do not identify the means.
+        """
+        self.setup()
+        if self._last is not None and (self.done or self._last.pulls == self._told):
+            return self._last.answer
+        return self._evaluate().answer
+
+    def constants(self) -> dict:
+        """Constants of the configuration and of the last check (scalars, JSON-friendly)."""
+        return {}
+
+    def result(self) -> Result:
+        """A :class:`fullbandit.Result` for the run so far (no truth, no wall time)."""
+        self.setup()
+        check = self._last if self._last is not None and (self.done or self._last.pulls == self._told) \
+            else self._evaluate()
+        constants = {**self.constants(), **check.details}
+        return Result(algorithm=self.label(), answer=check.answer, pulls=self._told, stop_reason=self.stop_reason,
+                      guarantee=self.guarantee, gap_bound=check.gap_bound, epsilon=check.epsilon,
+                      constants=constants, parameters=_json_params(self.get_params()), checks=self._checks)
+
+    # --- saved state --------------------------------------------------------------------
+    def get_state(self) -> dict:
+        """Everything needed to resume this run exactly (JSON-serialisable)."""
+        self.setup()
+        return {
+            "format": STATE_FORMAT, "version": STATE_VERSION, "class": type(self).__name__,
+            "parameters": _json_params(self.get_params()),
+            "told": self._told, "next_id": self._next_id,
+            "pending": [[pull.id, list(pull.arms), pull.count, token] for pull, token in self._pending.values()],
+            "checks": self._checks, "stop_reason": str(self._stop_reason),
+            "last_check": None if self._last is None else self._last.to_dict(),
+            "rng": self._rng.bit_generator.state,
+            "state": self._state(),
+        }
+
+    @classmethod
+    def from_state(cls, state: Mapping, *, source: str = "state") -> Algorithm:
+        """Rebuild an algorithm from :meth:`get_state`'s output, refusing anything inconsistent.
+
+        Errors are :class:`StateError` naming ``source`` and the offending field.
+        """
+        reader = StateReader(state, source)
+        if reader.get("format", str) != STATE_FORMAT:
+            raise StateError(f"{source}: not a fullbandit state (format={state.get('format')!r})")
+        version = reader.get("version", int)
+        if version != STATE_VERSION:
+            raise StateError(f"{source}: state version {version} is not the supported version {STATE_VERSION}")
+        class_name = reader.get("class", str)
+        target = cls if class_name == cls.__name__ else _subclass_named(cls, class_name)
+        if target is None:
+            raise StateError(f"{source}: field 'class' is {class_name!r}, not {cls.__name__} or a subclass")
+        parameters = dict(reader.get("parameters", dict))
+        try:
+            parameters["problem"] = decision_class_from_dict(parameters.get("problem") or {})
+            algorithm = target(**_params_from_json(target, parameters))
+            algorithm._validate()
+        except (InvalidParameterError, TypeError, KeyError) as error:
+            raise StateError(f"{source}: field 'parameters': {error}") from None
+        algorithm._restore_common(reader)
+        return algorithm
+
+    def _restore_common(self, reader: StateReader) -> None:
+        self._rng = reader.generator("rng")
+        self._told = reader.integer("told", low=0)
+        self._next_id = reader.integer("next_id", low=0)
+        self._checks = reader.integer("checks", low=0)
+        stop = reader.get("stop_reason", str)
+        if stop not in {str(reason) for reason in StopReason}:
+            raise StateError(f"{reader.source}: field 'stop_reason' is {stop!r}")
+        self._stop_reason = StopReason(stop)
+        self._pending = {}
+        self._by_arms = {}
+        self._last = None
+        self._restore(reader.child("state"))
+        for entry in reader.get("pending", list):
+            if not (isinstance(entry, list) and len(entry) == 4):
+                raise StateError(f"{reader.source}: field 'pending' holds {entry!r}, not [id, arms, count, token]")
+            pull = Pull(_state_int(reader, "pending id", entry[0], 0, self._next_id - 1), _as_arms(entry[1]),
+                        _state_int(reader, "pending count", entry[2], 1, self.budget))
+            self._pending[pull.id] = (pull, entry[3])
+            self._by_arms.setdefault(pull.arms, []).append(pull.id)
+        last = reader.get("last_check", dict, optional=True)
+        if last is not None:
+            try:
+                answer = None if last["answer"] is None else _as_arms(last["answer"])
+                self._last = StoppingCheck(int(last["pulls"]), float(last["gap_bound"]), float(last["epsilon"]),
+                                           answer, bool(last["certified"]), dict(last["details"]))
+            except (KeyError, TypeError, ValueError) as error:
+                raise StateError(f"{reader.source}: field 'last_check' is malformed ({error})") from None
+        if self._told > self.budget:
+            raise StateError(f"{reader.source}: field 'told' is {self._told} > budget={self.budget}")
+        self._set_up = True
+        self._check_consistency(reader.source)
+
+    def _check_consistency(self, source: str) -> None:  # noqa: B027 - optional hook
+        """Cross-check the restored state (optional; raise :class:`StateError`)."""
+
+    def save(self, path) -> None:
+        """Write the state to ``path`` atomically: a crash leaves the old file or the new one, never half."""
+        path = Path(path)
+        state = self.get_state()
+        text = json.dumps(state)
+        directory = path.resolve().parent
+        if not directory.is_dir():
+            raise InvalidParameterError(f"cannot save to {path}: folder {directory} does not exist")
+        try:
+            handle = tempfile.NamedTemporaryFile("w", dir=directory, delete=False, prefix=f".{path.name}.",
+                                                 suffix=".tmp")
+        except OSError as error:
+            raise InvalidParameterError(f"cannot save to {path}: {error.strerror}") from None
+        try:
+            with handle:
+                handle.write(text)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(handle.name, path)
+        except BaseException as error:
+            os.unlink(handle.name)
+            if isinstance(error, OSError):
+                raise InvalidParameterError(f"cannot save to {path}: {error.strerror}") from None
+            raise
+
+    @classmethod
+    def load(cls, path) -> Algorithm:
+        """Read a state written by :meth:`save` (on this class, or on :class:`Algorithm` for any class)."""
+        try:
+            text = Path(path).read_text()
+        except OSError as error:
+            raise StateError(f"cannot read state file {path}: {error.strerror}") from None
+        try:
+            state = json.loads(text)
+        except json.JSONDecodeError as error:
+            raise StateError(f"{path}: not a complete fullbandit state file (truncated or edited? "
+                             f"JSON error at line {error.lineno}, column {error.colno}: {error.msg})") from None
+        if not isinstance(state, dict):
+            raise StateError(f"{path}: not a fullbandit state (top level is {type(state).__name__})")
+        return cls.from_state(state, source=str(path))
+
+
+class StateReader:
+    """Typed access to the fields of a saved state, raising :class:`StateError` with the field's name."""
+
+    def __init__(self, data: Mapping, source: str, prefix: str = ""):
+        if not isinstance(data, Mapping):
+            raise StateError(f"{source}: field {prefix.rstrip('.') or 'state'!r} is not an object")
+        self.data = data
+        self.source = source
+        self.prefix = prefix
+
+    def _fail(self, name: str, problem: str):
+        return StateError(f"{self.source}: field '{self.prefix}{name}' {problem}")
+
+    def get(self, name: str, kind: type, *, optional: bool = False):
+        if name not in self.data:
+            raise self._fail(name, "is missing")
+        value = self.data[name]
+        if value is None and optional:
+            return None
+        if kind is int:
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        elif kind is float:
+            ok = isinstance(value, int | float) and not isinstance(value, bool)
+        else:
+            ok = isinstance(value, kind)
+        if not ok:
+            raise self._fail(name, f"is {value!r}, expected {kind.__name__}")
+        return value
+
+    def integer(self, name: str, *, low: int | None = None, high: int | None = None) -> int:
+        value = self.get(name, int)
+        if (low is not None and value < low) or (high is not None and value > high):
+            raise self._fail(name, f"is {value}, outside [{low}, {high}]")
+        return value
+
+    def number(self, name: str, *, optional: bool = False) -> float | None:
+        value = self.get(name, float, optional=optional)
+        if value is None:
+            return None
+        if not math.isfinite(value):
+            raise self._fail(name, f"is {value}, not finite")
+        return float(value)
+
+    def array(self, name: str, *, length: int, dtype=float, low: float | None = None) -> np.ndarray:
+        values = self.get(name, list)
+        if len(values) != length:
+            raise self._fail(name, f"has {len(values)} entries, expected {length}")
+        wanted = (int,) if dtype is int else (int, float)
+        if not all(isinstance(v, wanted) and not isinstance(v, bool) for v in values):
+            raise self._fail(name, f"must hold only {'integers' if dtype is int else 'numbers'}")
+        array = np.array(values, dtype=np.int64 if dtype is int else float)
+        if not np.all(np.isfinite(array)):
+            raise self._fail(name, "holds a value that is not finite")
+        if low is not None and np.any(array < low):
+            raise self._fail(name, f"holds a value below {low}")
+        return array
+
+    def child(self, name: str) -> StateReader:
+        return StateReader(self.get(name, dict), self.source, f"{self.prefix}{name}.")
+
+    def generator(self, name: str) -> np.random.Generator:
+        state = self.get(name, dict)
+        try:
+            bit_generator = getattr(np.random, state["bit_generator"])()
+            bit_generator.state = state
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            raise self._fail(name, f"is not a numpy generator state ({error})") from None
+        return np.random.Generator(bit_generator)
+
+
+def _state_int(reader: StateReader, what: str, value, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise StateError(f"{reader.source}: {what} {value!r} is not an integer in [{low}, {high}]")
+    return value
+
+
+def _finite_real(name: str, value) -> float:
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
+    number = float(value)
+    if not math.isfinite(number):
+        raise InvalidParameterError(f"{name}={number} must be finite")
+    return number
+
+
+def _as_arms(arms) -> SuperArm:
+    if isinstance(arms, str | bytes) or not hasattr(arms, "__iter__"):
+        raise TypeError(f"super_arm={arms!r} must be a sequence of integer arm indices")
+    try:
+        return tuple(sorted(operator.index(i) for i in arms))
+    except TypeError:
+        raise TypeError(f"super_arm={tuple(arms)!r} must hold integer arm indices") from None
+
+
+def _same(a, b) -> bool:
+    try:
+        return bool(a == b) if type(a) is type(b) or b is None or a is None else False
+    except (TypeError, ValueError):
+        return False
+
+
+def _json_float(value: float):
+    return value if math.isfinite(value) else str(value)
+
+
+def _json_params(params: Mapping) -> dict:
+    """Parameters as JSON values: the decision class as its dict, super-arm lists as lists,
+    a seed that is not an int as ``None`` (the generator's state is saved separately)."""
+    data = {}
+    for name, value in params.items():
+        if isinstance(value, DecisionClass):
+            data[name] = value.to_dict()
+        elif name == "seed":
+            data[name] = value if isinstance(value, int) and not isinstance(value, bool) else None
+        elif isinstance(value, list | tuple) and not isinstance(value, str):
+            data[name] = [list(item) if isinstance(item, list | tuple) else item for item in value]
+        elif isinstance(value, np.generic):
+            data[name] = value.item()
+        else:
+            data[name] = value
+    return data
+
+
+def _params_from_json(cls: type, parameters: dict) -> dict:
+    names = set(cls.parameter_names())
+    unknown = set(parameters) - names
+    if unknown:
+        raise InvalidParameterError(f"unknown parameter(s) {sorted(unknown)} for {cls.__name__}")
+    return {name: ([tuple(a) for a in value] if isinstance(value, list) and value and isinstance(value[0], list)
+                   else value) for name, value in parameters.items()}
+
+
+def _subclass_named(cls: type, name: str) -> type | None:
+    pending = list(cls.__subclasses__())
+    while pending:
+        candidate = pending.pop()
+        if candidate.__name__ == name and not inspect.isabstract(candidate):
+            return candidate
+        pending.extend(candidate.__subclasses__())
+    return None
+
+
+def check_guarantee(value: str) -> str:
+    """Validate a guarantee label (:data:`fullbandit.result.GUARANTEES`)."""
+    if value not in GUARANTEES:
+        raise InvalidParameterError(f"guarantee={value!r} must be one of {GUARANTEES}")
+    return value
+
+
+Callback = Callable[[StoppingCheck], None]

@@ -1,0 +1,212 @@
+"""Declared parameter constraints, checked once with uniform messages.
+
+Every algorithm class declares ``parameter_constraints``: for each constructor parameter
+a list of the forms it may take. A value is valid when it satisfies at least one of them.
+The forms are
+
+* :class:`Interval` (integers or reals in a range),
+* :class:`Options` (a fixed set of strings),
+* :class:`Instance` (an instance of given types),
+* ``None`` (the value ``None`` is allowed),
+* :data:`SEED` (``None``, a non-negative ``int``, a ``SeedSequence`` or a ``Generator``),
+* :data:`SUPERARMS` (a non-empty sequence of super-arms, checked further by the algorithm).
+
+The same declarations generate an invalid value for every parameter
+(:func:`invalid_value`), which the conformance suite feeds to every algorithm. The model
+is scikit-learn's ``_parameter_constraints`` / ``generate_invalid_param_val``.
+
+Examples
+--------
+>>> from fullbandit.params import Interval, Options, validate_parameters
+>>> constraints = {"delta": [Interval(float, 0, 1, closed="neither")], "mode": [Options({"a", "b"})]}
+>>> validate_parameters(constraints, {"delta": 0.1, "mode": "a"}, owner="Demo")
+>>> validate_parameters(constraints, {"delta": 1.5, "mode": "a"}, owner="Demo")
+Traceback (most recent call last):
+...
+fullbandit._validation.InvalidParameterError: Demo: delta=1.5 must be a float in (0, 1)
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from fullbandit._validation import InvalidParameterError
+
+CLOSED = ("both", "left", "right", "neither")
+
+
+@dataclass(frozen=True)
+class Interval:
+    """Numbers of ``kind`` (``int`` or ``float``) between ``low`` and ``high`` (``None``: unbounded).
+
+    ``closed`` says which ends belong to the interval. ``kind=float`` accepts integers
+    too (as scikit-learn's ``Real`` does); ``kind=int`` accepts only integers. Booleans,
+    NaN and infinities are never accepted.
+    """
+
+    kind: type
+    low: float | None
+    high: float | None
+    closed: str = "both"
+
+    def __post_init__(self):
+        if self.kind not in (int, float):
+            raise TypeError(f"Interval kind must be int or float, got {self.kind!r}")
+        if self.closed not in CLOSED:
+            raise ValueError(f"closed={self.closed!r} must be one of {CLOSED}")
+
+    def accepts(self, value) -> bool:
+        if isinstance(value, bool | np.bool_):
+            return False
+        wanted = numbers.Integral if self.kind is int else numbers.Real
+        if not isinstance(value, wanted) or not math.isfinite(float(value)):
+            return False
+        left_closed = self.closed in ("both", "left")
+        right_closed = self.closed in ("both", "right")
+        if self.low is not None and (value < self.low if left_closed else value <= self.low):
+            return False
+        return not (self.high is not None and (value > self.high if right_closed else value >= self.high))
+
+    def describe(self) -> str:
+        left = "[" if self.closed in ("both", "left") else "("
+        right = "]" if self.closed in ("both", "right") else ")"
+        low = "-inf" if self.low is None else _number(self.low)
+        high = "inf" if self.high is None else _number(self.high)
+        return f"{'an int' if self.kind is int else 'a float'} in {left}{low}, {high}{right}"
+
+    def invalid_value(self):
+        """A value of the right type just outside the interval, or of the wrong type if unbounded."""
+        if self.low is not None:
+            return int(self.low) - 1 if self.kind is int else float(self.low) - 1.0
+        if self.high is not None:
+            return int(self.high) + 1 if self.kind is int else float(self.high) + 1.0
+        return "not a number"
+
+
+@dataclass(frozen=True)
+class Options:
+    """One of a fixed set of strings."""
+
+    values: frozenset
+
+    def __init__(self, values: Iterable[str]):
+        object.__setattr__(self, "values", frozenset(values))
+
+    def accepts(self, value) -> bool:
+        return isinstance(value, str) and value in self.values
+
+    def describe(self) -> str:
+        return "one of " + ", ".join(repr(v) for v in sorted(self.values))
+
+    def invalid_value(self):
+        return "not-an-option"
+
+
+@dataclass(frozen=True)
+class Instance:
+    """An instance of one of ``types``."""
+
+    types: tuple
+
+    def __init__(self, *types: type):
+        object.__setattr__(self, "types", types)
+
+    def accepts(self, value) -> bool:
+        return isinstance(value, self.types)
+
+    def describe(self) -> str:
+        return "an instance of " + " or ".join(t.__name__ for t in self.types)
+
+    def invalid_value(self):
+        return object()
+
+
+class _Seed:
+    def accepts(self, value) -> bool:
+        if isinstance(value, np.random.Generator | np.random.SeedSequence) or value is None:
+            return True
+        return isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_) and value >= 0
+
+    def describe(self) -> str:
+        return "None, a non-negative int, a numpy SeedSequence or a numpy Generator"
+
+    def invalid_value(self):
+        return -1
+
+
+class _SuperArms:
+    def accepts(self, value) -> bool:
+        if isinstance(value, str | bytes) or not isinstance(value, Iterable):
+            return False
+        return not (hasattr(value, "__len__") and len(value) == 0)
+
+    def describe(self) -> str:
+        return "a non-empty sequence of super-arms"
+
+    def invalid_value(self):
+        return []
+
+
+#: Constraint of a ``seed`` parameter.
+SEED = _Seed()
+#: Constraint of an explicit list of super-arms (the algorithm checks each member).
+SUPERARMS = _SuperArms()
+
+
+def _number(value) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _describe(constraint) -> str:
+    return "None" if constraint is None else constraint.describe()
+
+
+def _accepts(constraint, value) -> bool:
+    return value is None if constraint is None else constraint.accepts(value)
+
+
+def validate_parameters(constraints: Mapping[str, list], values: Mapping[str, object], *, owner: str) -> None:
+    """Raise a clear error for the first value in ``values`` that satisfies none of its constraints.
+
+    A wrong *type* raises ``TypeError``, a value of the right type outside its range raises
+    :class:`fullbandit.InvalidParameterError`; both name ``owner``, the parameter, the value
+    and what is allowed.
+    """
+    for name, value in values.items():
+        allowed = constraints.get(name)
+        if allowed is None:
+            raise InvalidParameterError(f"{owner}: {name} is not a declared parameter")
+        if any(_accepts(constraint, value) for constraint in allowed):
+            continue
+        description = " or ".join(_describe(c) for c in allowed)
+        message = f"{owner}: {name}={value!r} must be {description}"
+        raise (InvalidParameterError if _right_type(allowed, value) else TypeError)(message)
+
+
+def _right_type(allowed, value) -> bool:
+    for constraint in allowed:
+        if isinstance(constraint, Interval):
+            wanted = numbers.Integral if constraint.kind is int else numbers.Real
+            if isinstance(value, wanted) and not isinstance(value, bool | np.bool_):
+                return True
+        elif isinstance(constraint, Options) and isinstance(value, str):
+            return True
+        elif constraint is SEED and isinstance(value, numbers.Integral) and not isinstance(value, bool):
+            return True
+        elif constraint is SUPERARMS and isinstance(value, Iterable) and not isinstance(value, str | bytes):
+            return True
+    return False
+
+
+def invalid_value(allowed: list):
+    """A value that satisfies none of the constraints in ``allowed`` (for the conformance suite)."""
+    candidates = [c.invalid_value() for c in allowed if c is not None] + ["not-an-option", -1, object()]
+    for candidate in candidates:
+        if not any(_accepts(c, candidate) for c in allowed):
+            return candidate
+    raise ValueError(f"no invalid value found for constraints {allowed!r}")

@@ -1,0 +1,166 @@
+"""Every algorithm of the toolkit, with its tags: the command line, the experiment runner
+and the conformance suite discover algorithms here.
+
+An entry names a class and the constructor arguments that fix its configuration. The
+tags (feedback kind, guarantee, mode, decision classes, options) are read from the class
+and the configured instance, so they cannot disagree with the code.
+
+Adding an algorithm is one module and one call::
+
+    register(AlgorithmSpec("my-algorithm", MyAlgorithm, summary="what it does"))
+
+Examples
+--------
+>>> from fullbandit import registry
+>>> spec = registry.get("icb")
+>>> spec.feedback, spec.guarantee, spec.mode
+('full', 'certified', 'fixed-confidence')
+>>> registry.names(guarantee="heuristic")
+('safoa-heuristic',)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from fullbandit._validation import InvalidParameterError
+from fullbandit.base import Algorithm
+from fullbandit.full import ICB, SAFOA, SAQM, Exhaustive
+from fullbandit.problem import DecisionClass
+
+
+@dataclass(frozen=True)
+class AlgorithmSpec:
+    """A registered algorithm configuration.
+
+    Parameters
+    ----------
+    name : str
+        Registry key (used by ``fullbandit solve --algorithm`` and experiment grids).
+    cls : type
+        A subclass of :class:`fullbandit.base.Algorithm`.
+    fixed : mapping
+        Constructor arguments that define this configuration (e.g. ``mode="heuristic"``);
+        the key of a class's default configuration has none.
+    summary : str
+        One line for listings.
+    """
+
+    name: str
+    cls: type
+    fixed: Mapping = field(default_factory=dict)
+    summary: str = ""
+
+    def __post_init__(self):
+        if not (isinstance(self.cls, type) and issubclass(self.cls, Algorithm)):
+            raise TypeError(f"AlgorithmSpec {self.name!r}: cls must be an Algorithm subclass, got {self.cls!r}")
+        unknown = set(self.fixed) - set(self.cls.parameter_names())
+        if unknown:
+            raise InvalidParameterError(f"AlgorithmSpec {self.name!r}: {sorted(unknown)} are not parameters "
+                                        f"of {self.cls.__name__}")
+        object.__setattr__(self, "fixed", MappingProxyType(dict(self.fixed)))
+
+    def build(self, problem: DecisionClass, **parameters) -> Algorithm:
+        """An instance for ``problem``; ``parameters`` may not override the fixed ones."""
+        clash = set(parameters) & set(self.fixed)
+        if clash:
+            raise InvalidParameterError(f"{self.name} fixes {sorted(clash)}; choose another registry entry")
+        unknown = set(parameters) - set(self.options)
+        if unknown:
+            raise InvalidParameterError(f"{self.name} takes no parameter(s) {sorted(unknown)}; its options are "
+                                        f"{', '.join(self.options)}")
+        return self.cls(problem, **self.fixed, **parameters)
+
+    def _example(self) -> Algorithm:
+        # Constructors only store their arguments, so a placeholder problem is harmless here.
+        return self.cls(None, **self.fixed)
+
+    @property
+    def feedback(self) -> str:
+        """``"full"`` or ``"semi"``."""
+        return self.cls.feedback
+
+    @property
+    def mode(self) -> str:
+        """``"fixed-confidence"`` or ``"fixed-budget"``."""
+        return self.cls.mode
+
+    @property
+    def guarantee(self) -> str:
+        """``"certified"``, ``"heuristic"`` or ``"fixed-budget"`` for this configuration."""
+        return self._example().guarantee
+
+    @property
+    def decision_classes(self) -> tuple[type, ...]:
+        return self.cls.decision_classes
+
+    def supports(self, problem: DecisionClass) -> bool:
+        """Whether ``problem``'s decision class is one this algorithm handles."""
+        return isinstance(problem, self.decision_classes)
+
+    @property
+    def options(self) -> tuple[str, ...]:
+        """The constructor parameters a user may set (all but ``problem`` and the fixed ones)."""
+        return tuple(name for name in self.cls.parameter_names() if name != "problem" and name not in self.fixed)
+
+
+_REGISTRY: dict[str, AlgorithmSpec] = {}
+
+
+def register(spec: AlgorithmSpec, *, replace: bool = False) -> AlgorithmSpec:
+    """Add ``spec`` to the registry (``replace=True`` to overwrite an entry of the same name)."""
+    if not isinstance(spec, AlgorithmSpec):
+        raise TypeError(f"register takes an AlgorithmSpec, got {type(spec).__name__}")
+    if spec.name in _REGISTRY and not replace:
+        raise InvalidParameterError(f"an algorithm named {spec.name!r} is already registered")
+    _REGISTRY[spec.name] = spec
+    return spec
+
+
+def unregister(name: str) -> None:
+    """Remove an entry (for plugins and tests)."""
+    get(name)
+    del _REGISTRY[name]
+
+
+def get(name: str) -> AlgorithmSpec:
+    """The entry called ``name``."""
+    if name not in _REGISTRY:
+        raise InvalidParameterError(f"algorithm={name!r} is not one of the registered algorithms: "
+                                    f"{', '.join(sorted(_REGISTRY))}")
+    return _REGISTRY[name]
+
+
+def names(*, feedback: str | None = None, guarantee: str | None = None, mode: str | None = None,
+          problem: DecisionClass | None = None) -> tuple[str, ...]:
+    """Registered names, sorted, filtered by tags (and by support of ``problem``'s class)."""
+    return tuple(sorted(name for name, spec in _REGISTRY.items()
+                        if (feedback is None or spec.feedback == feedback)
+                        and (guarantee is None or spec.guarantee == guarantee)
+                        and (mode is None or spec.mode == mode)
+                        and (problem is None or spec.supports(problem))))
+
+
+def specs() -> tuple[AlgorithmSpec, ...]:
+    """Every entry, sorted by name."""
+    return tuple(_REGISTRY[name] for name in sorted(_REGISTRY))
+
+
+def build(name: str, problem: DecisionClass, **parameters) -> Algorithm:
+    """``get(name).build(problem, **parameters)``."""
+    return get(name).build(problem, **parameters)
+
+
+register(AlgorithmSpec("saqm", SAQM, summary="Kuroki et al. 2020, Algorithm 2: static allocation, "
+                                             "confidence-ellipsoid maximisation through DkS"))
+register(AlgorithmSpec("safoa", SAFOA, summary="Kuroki et al. 2020, Algorithm 3, stopping on a certified upper "
+                                               "bound of the gap objective (5)"))
+register(AlgorithmSpec("safoa-heuristic", SAFOA, {"mode": "heuristic"},
+                       summary="Kuroki et al. 2020, Algorithm 3 as published: stops on a lower bound of (5), "
+                               "no guarantee"))
+register(AlgorithmSpec("icb", ICB, summary="Kuroki et al. 2020, Appendix A: independent confidence bounds, any "
+                                           "class with a linear oracle"))
+register(AlgorithmSpec("exhaustive", Exhaustive, summary="Kuroki et al. 2020, Appendix E: exact gap objective (5) "
+                                                         "by enumeration"))

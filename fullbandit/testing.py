@@ -1,0 +1,288 @@
+"""The conformance suite every algorithm must pass (the model is scikit-learn's
+``estimator_checks``).
+
+Each check takes an :class:`fullbandit.registry.AlgorithmSpec` and raises
+``AssertionError`` (or the algorithm's own error) when the algorithm breaks a contract of
+:mod:`fullbandit.base`: the constructor only stores, ask/tell and :func:`fullbandit.run`
+agree bit for bit, same seed same run, save and resume at any point give the identical
+run, the budget is respected exactly, every invalid parameter is refused with a message
+naming it, ask/tell misuse is refused and changes nothing, corrupted state files are
+refused, ``result()`` works before any pull and after a budget too small to identify.
+
+Use it for an algorithm of your own::
+
+    import pytest
+    from fullbandit.testing import CHECKS
+
+    @pytest.mark.parametrize("check", CHECKS, ids=lambda c: c.__name__)
+    def test_my_algorithm(check):
+        check(my_spec)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from fullbandit.base import Algorithm, ProtocolError, StateError
+from fullbandit.driver import run
+from fullbandit.environments import GaussianSum
+from fullbandit.params import invalid_value
+from fullbandit.problem import PartitionMatroid, TopK
+from fullbandit.registry import AlgorithmSpec
+
+#: An easy instance with a clear best pair: arms 0 and 1.
+THETA = np.array([0.9, 0.8, 0.3, 0.25, 0.2, 0.1])
+SIGMA = 0.3
+EPSILON = 0.1
+#: Three tied best arms for k = 2: with epsilon = 0 no fixed-confidence rule can stop.
+TIED = np.array([1.0, 1.0, 1.0, 0.0, 0.0, 0.0])
+
+
+def _problem() -> TopK:
+    return TopK(len(THETA), 2)
+
+
+def _parameters(spec: AlgorithmSpec, **overrides) -> dict:
+    """Small, fast settings for the parameters the algorithm has."""
+    wanted = {"epsilon": EPSILON, "seed": 7, "noise_scale": SIGMA, "support": "random", **overrides}
+    return {name: value for name, value in wanted.items() if name in spec.options}
+
+
+def _make(spec: AlgorithmSpec, problem=None, **overrides) -> Algorithm:
+    return spec.build(problem or _problem(), **_parameters(spec, **overrides))
+
+
+def _environment(spec: AlgorithmSpec, means=THETA, seed: int = 11) -> GaussianSum:
+    return GaussianSum(means, sigma=SIGMA, feedback=spec.feedback, seed=seed)
+
+
+def _drive(algorithm: Algorithm, environment, *, max_count: int, until: int | None = None) -> None:
+    """The loop of :func:`fullbandit.run` (optionally stopping once ``until`` pulls are told)."""
+    while not algorithm.done and (until is None or algorithm.n_pulls < until):
+        pull = algorithm.ask(max_count)
+        algorithm.tell(pull, environment.pull(pull.arms, count=pull.count))
+
+
+def _comparable(result) -> dict:
+    data = result.as_dict()
+    for name in ("wall_time", "best", "gap", "epsilon_optimal", "labels"):
+        data.pop(name)
+    data["constants"].pop("noise_scale_source", None)
+    return data
+
+
+def check_constructor_only_stores(spec: AlgorithmSpec) -> None:
+    """The constructor stores every parameter verbatim under its own name, and nothing else."""
+    problem = _problem()
+    parameters = _parameters(spec)
+    algorithm = spec.build(problem, **parameters)
+    stored = algorithm.get_params()
+    assert set(stored) == set(type(algorithm).parameter_names()), "get_params must list every parameter"
+    for name, value in {**spec.fixed, **parameters, "problem": problem}.items():
+        assert stored[name] is value, f"parameter {name} was not stored verbatim"
+    extra = set(vars(algorithm)) - set(stored)
+    assert not extra, f"the constructor set attributes that are not parameters: {sorted(extra)}"
+    assert type(algorithm).__name__ in repr(algorithm)
+
+
+def check_run_equals_ask_tell(spec: AlgorithmSpec) -> None:
+    """``run`` is the ask/tell loop: the same seeds give the same result, bit for bit."""
+    by_run = run(_make(spec), _environment(spec), progress=False)
+    algorithm, environment = _make(spec), _environment(spec)
+    algorithm.setup(noise_scale=environment.noise_scale(algorithm.problem.k))
+    _drive(algorithm, environment, max_count=1 << 30)
+    assert _comparable(algorithm.result()) == _comparable(by_run)
+    assert by_run.answer is not None and by_run.pulls > 0
+
+
+def check_same_seed_same_run(spec: AlgorithmSpec) -> None:
+    """Same seeds, same run: with blocks and with single pulls."""
+    for blocks in (True, False):
+        first = run(_make(spec), _environment(spec), progress=False, blocks=blocks)
+        second = run(_make(spec), _environment(spec), progress=False, blocks=blocks)
+        assert _comparable(first) == _comparable(second), f"two runs differ (blocks={blocks})"
+
+
+def check_run_does_not_write_parameters(spec: AlgorithmSpec) -> None:
+    """Work never writes a parameter (``run`` takes the noise scale without storing it)."""
+    algorithm = _make(spec, noise_scale=None)
+    before = {name: value for name, value in algorithm.get_params().items()}
+    run(algorithm, _environment(spec), progress=False)
+    after = algorithm.get_params()
+    assert after.keys() == before.keys() and all(after[name] is before[name] for name in before), \
+        "a parameter changed during the run"
+
+
+def check_save_and_resume_is_identical(spec: AlgorithmSpec) -> None:
+    """Saved at any point (even with pulls outstanding) and resumed, the run is unchanged."""
+    reference, environment = _make(spec), _environment(spec)
+    _drive(reference, environment, max_count=1)
+    total = reference.n_pulls
+    for fraction in (0.0, 0.3, 0.7):
+        algorithm, environment = _make(spec), _environment(spec)
+        _drive(algorithm, environment, max_count=1, until=int(fraction * total))
+        outstanding = algorithm.ask() if not algorithm.done else None
+        with tempfile.TemporaryDirectory() as folder:
+            path = Path(folder) / "state.json"
+            algorithm.save(path)
+            resumed = Algorithm.load(path)
+        assert type(resumed) is type(algorithm) and resumed.get_state() == algorithm.get_state()
+        if outstanding is not None:
+            resumed.tell(outstanding, environment.pull(outstanding.arms))
+        _drive(resumed, environment, max_count=1)
+        assert _comparable(resumed.result()) == _comparable(reference.result()), \
+            f"resuming at {fraction:.0%} of the run changed it"
+
+
+def check_budget_is_respected_exactly(spec: AlgorithmSpec) -> None:
+    """On ties no rule may stop: the run ends at the budget exactly, with no claim."""
+    budget = 157
+    for max_count in (1 << 30, 1):
+        algorithm, environment = _make(spec, epsilon=0.0, budget=budget), _environment(spec, TIED)
+        algorithm.setup()
+        for _ in range(budget):  # at most one ask per pull: a run past its budget fails here, not hangs
+            if algorithm.done:
+                break
+            pull = algorithm.ask(max_count)
+            algorithm.tell(pull, environment.pull(pull.arms, count=pull.count))
+        result = algorithm.result()
+        assert algorithm.done, f"still running after {algorithm.n_pulls} pulls with budget={budget}"
+        assert result.pulls == budget, f"{result.pulls} pulls for budget={budget} (max_count={max_count})"
+        assert result.stop_reason == "budget exhausted" and not result.certified
+
+
+def check_small_budget_ends_cleanly(spec: AlgorithmSpec) -> None:
+    """A budget too small to identify the means ends the run with a result, not an exception."""
+    result = run(_make(spec, budget=2), _environment(spec), progress=False)
+    assert result.pulls == 2 and result.stop_reason == "budget exhausted" and not result.certified
+
+
+def check_result_before_any_pull(spec: AlgorithmSpec) -> None:
+    """``result()`` before any pull reports a running algorithm with no claim."""
+    result = _make(spec).result()
+    assert result.pulls == 0 and result.stop_reason == "running" and not result.certified
+    assert result.gap_bound == math.inf or result.gap_bound > EPSILON
+
+
+def check_invalid_parameters_are_refused(spec: AlgorithmSpec) -> None:
+    """Every declared parameter, given an invalid value, is refused with a message naming it."""
+    constraints = spec.cls.parameter_constraints
+    missing = set(spec.cls.parameter_names()) - {"problem"} - set(constraints)
+    assert not missing, f"parameters without declared constraints: {sorted(missing)}"
+    for name in spec.options:
+        bad = invalid_value(constraints[name])
+        algorithm = spec.build(_problem(), **{**_parameters(spec), name: bad})
+        try:
+            algorithm.ask()
+        except (ValueError, TypeError) as error:
+            assert name in str(error), f"the error for {name}={bad!r} does not name it: {error}"
+            assert getattr(algorithm, name) is bad, "a refused parameter was changed"
+            assert not algorithm.is_set_up, "a refused setup left a half-built algorithm"
+        else:
+            raise AssertionError(f"{name}={bad!r} was accepted")
+
+
+def _refused(algorithm: Algorithm, call: Callable, errors=(ValueError, TypeError)) -> None:
+    before = json.dumps(algorithm.get_state(), sort_keys=True)
+    try:
+        call()
+    except errors:
+        pass
+    else:
+        raise AssertionError(f"{call.__name__ if hasattr(call, '__name__') else call} was accepted")
+    assert json.dumps(algorithm.get_state(), sort_keys=True) == before, "a refused call changed the state"
+
+
+def check_protocol_misuse_is_refused(spec: AlgorithmSpec) -> None:
+    """Double tells, unasked arms, bad rewards and tells after the stop are refused and change nothing."""
+    algorithm, environment = _make(spec), _environment(spec)
+    first, second = algorithm.ask(), algorithm.ask()
+    reward = environment.pull(second.arms)
+    algorithm.tell(tuple(reversed(second.arms)), reward)  # any order of members, any order of pulls
+    good = environment.pull(first.arms)
+    bad_rewards = [float("nan"), float("inf"), "1.0", True, None]
+    if spec.feedback == "semi":
+        bad_rewards += [np.array([1.0]), [float("nan")] * len(first.arms)]
+    for bad in bad_rewards:
+        _refused(algorithm, lambda bad=bad: algorithm.tell(first, bad))
+    _refused(algorithm, lambda: algorithm.tell(second, reward))  # told already
+    unasked = next(tuple(a) for a in ((0, 1), (2, 3), (4, 5)) if tuple(a) != first.arms)
+    _refused(algorithm, lambda: algorithm.tell(unasked, good))
+    _refused(algorithm, lambda: algorithm.tell((0.5, 1), good))
+    _refused(algorithm, lambda: algorithm.tell("01", good))
+    _refused(algorithm, lambda: algorithm.ask(0))
+    algorithm.tell(first, good)
+    _drive(algorithm, environment, max_count=1 << 30)
+    pulls = algorithm.n_pulls
+    try:
+        algorithm.tell(first.arms, good)
+    except ProtocolError:
+        pass
+    else:
+        raise AssertionError("a tell after the stop was accepted")
+    try:
+        algorithm.ask()
+    except ProtocolError:
+        pass
+    else:
+        raise AssertionError("an ask after the stop was accepted")
+    assert algorithm.n_pulls == pulls
+
+
+def check_corrupted_state_is_refused(spec: AlgorithmSpec) -> None:
+    """A truncated, edited or foreign state file is refused with an error naming the file."""
+    algorithm, environment = _make(spec), _environment(spec)
+    _drive(algorithm, environment, max_count=1, until=20)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "state.json"
+        algorithm.save(path)
+        text = path.read_text()
+        state = json.loads(text)
+        variants = {"truncated": text[: len(text) // 2], "foreign": json.dumps({"hello": 1}),
+                    "not an object": "[1, 2]",
+                    "pulls edited": json.dumps({**state, "told": state["told"] + 1}),
+                    "class edited": json.dumps({**state, "class": "Nonexistent"}),
+                    "version edited": json.dumps({**state, "version": -1}),
+                    "parameters edited": json.dumps({**state, "parameters": {**state["parameters"], "budget": 0}})}
+        for what, content in variants.items():
+            path.write_text(content)
+            try:
+                Algorithm.load(path)
+            except StateError as error:
+                assert str(path) in str(error), f"the error for a {what} file does not name it: {error}"
+            else:
+                raise AssertionError(f"a {what} state file was accepted")
+
+
+def check_partition_matroid(spec: AlgorithmSpec) -> None:
+    """An algorithm tagged to support partition matroids returns a member of the class."""
+    problem = PartitionMatroid(groups=(0, 0, 0, 1, 1, 1), capacities=(1, 2), k=2)
+    if not spec.supports(problem):
+        return
+    result = run(_make(spec, problem=problem), _environment(spec), progress=False)
+    assert result.answer == problem.check_super_arm(result.answer)
+    assert result.answer == problem.best(THETA), f"{result.answer} is not the best basis {problem.best(THETA)}"
+
+
+def check_easy_instance(spec: AlgorithmSpec) -> None:
+    """On an instance with a wide gap the run ends with the best pair."""
+    result = run(_make(spec), _environment(spec), progress=False)
+    assert result.answer == (0, 1), f"answer {result.answer} on an easy instance"
+    if spec.mode == "fixed-confidence":
+        assert result.stop_reason == "stopping rule" and result.gap_bound <= EPSILON
+
+
+#: Every check, in the order the conformance suite runs them.
+CHECKS: tuple[Callable[[AlgorithmSpec], None], ...] = (
+    check_constructor_only_stores, check_run_equals_ask_tell, check_same_seed_same_run,
+    check_run_does_not_write_parameters, check_save_and_resume_is_identical, check_budget_is_respected_exactly,
+    check_small_budget_ends_cleanly, check_result_before_any_pull, check_invalid_parameters_are_refused,
+    check_protocol_misuse_is_refused, check_corrupted_state_is_refused, check_partition_matroid,
+    check_easy_instance,
+)

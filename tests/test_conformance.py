@@ -1,0 +1,98 @@
+"""The conformance suite over every registered algorithm, and proof that it can fail."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from fullbandit import registry
+from fullbandit.base import Algorithm
+from fullbandit.full.icb import ICB
+from fullbandit.registry import AlgorithmSpec
+from fullbandit.testing import CHECKS
+
+
+@pytest.mark.parametrize("check", CHECKS, ids=lambda check: check.__name__)
+@pytest.mark.parametrize("spec", registry.specs(), ids=lambda spec: spec.name)
+def test_registered_algorithm_conforms(spec, check):
+    check(spec)
+
+
+class CarelessICB(ICB):
+    """ICB with the mistakes the suite exists to catch (each switched on by one flag)."""
+
+    mistake = ""
+
+    def _validate(self):
+        if self.mistake != "skips validation":
+            super()._validate()
+
+    def tell(self, pull, reward):
+        if self.mistake == "accepts double tells" and not self.done and getattr(pull, "id", None) not in self._pending:
+            self._told += 1  # counts a reward for a pull that is not outstanding
+            return
+        super().tell(pull, reward)
+
+    def _check_if_due(self):
+        if self.mistake == "ignores the budget" and self._told >= self.budget:
+            self.budget = self._told + 1  # writes a parameter and runs on
+        super()._check_if_due()
+
+    def _restore(self, state):
+        if self.mistake == "trusts state files":
+            try:
+                super()._restore(state)
+            except ValueError:
+                pass
+            return
+        super()._restore(state)
+
+    def _check_consistency(self, source):
+        if self.mistake != "trusts state files":
+            super()._check_consistency(source)
+
+    def _build(self, rng, noise_scale):
+        if self.mistake == "draws without its seed":
+            rng = np.random.default_rng()  # an unseeded generator draws the random support
+        super()._build(rng, noise_scale)
+
+
+def _careless(mistake: str) -> AlgorithmSpec:
+    cls = type(f"CarelessICB_{mistake.replace(' ', '_')}", (CarelessICB,), {"mistake": mistake})
+    return AlgorithmSpec("careless-icb", cls)
+
+
+@pytest.mark.parametrize("mistake, failing_check", [
+    ("skips validation", "check_invalid_parameters_are_refused"),
+    ("accepts double tells", "check_protocol_misuse_is_refused"),
+    ("ignores the budget", "check_budget_is_respected_exactly"),
+    ("trusts state files", "check_corrupted_state_is_refused"),
+    ("draws without its seed", "check_same_seed_same_run"),
+])
+def test_the_suite_rejects_a_broken_algorithm(mistake, failing_check):
+    spec = _careless(mistake)
+    check = next(c for c in CHECKS if c.__name__ == failing_check)
+    with pytest.raises((AssertionError, ValueError, TypeError)):
+        check(spec)
+
+
+def test_the_careless_algorithm_without_mistakes_passes():
+    # The negative controls above fail because of their mistake, not because of the subclass.
+    spec = AlgorithmSpec("careless-icb", CarelessICB)
+    for check in CHECKS:
+        check(spec)
+
+
+def test_every_registered_class_is_an_algorithm_with_declared_tags():
+    for spec in registry.specs():
+        assert issubclass(spec.cls, Algorithm)
+        assert spec.feedback in ("full", "semi") and spec.mode in ("fixed-confidence", "fixed-budget")
+        assert spec.guarantee in ("certified", "heuristic", "fixed-budget")
+
+
+def test_registry_keys_agree_with_class_defaults():
+    for spec in registry.specs():
+        if not spec.fixed:
+            assert spec.cls.name == spec.name, f"{spec.name} builds {spec.cls.__name__} whose name is {spec.cls.name}"
+    assert registry.get("safoa").guarantee == "certified"
+    assert registry.get("safoa-heuristic").guarantee == "heuristic"
