@@ -51,10 +51,10 @@ def test_same_seed_same_output(capsys):
 @pytest.mark.parametrize("argv, message", [
     (["--k", "0"], "k=0 must satisfy 1 <= k < n=36"),
     (["--k", "36"], "k=36 must satisfy 1 <= k < n=36"),
-    (["--delta", "-0.5"], "delta=-0.5 must satisfy"),
-    (["--delta", "nan"], "delta=nan must be finite"),
-    (["--epsilon", "-1"], "epsilon=-1.0 must satisfy"),
-    (["--epsilon", "inf"], "epsilon=inf must be finite"),
+    (["--delta", "-0.5"], "delta=-0.5 must be a float in (0, 1)"),
+    (["--delta", "nan"], "delta=nan must be a float in (0, 1)"),
+    (["--epsilon", "-1"], "epsilon=-1.0 must be a float in [0, inf]"),
+    (["--epsilon", "inf"], "epsilon=inf must be a float in [0, inf]"),
     (["--seed", "-2"], "seed=-2 must satisfy"),
 ])
 def test_bad_values_exit_with_a_clear_message(argv, message, capsys):

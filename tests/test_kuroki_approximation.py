@@ -121,19 +121,20 @@ def test_exact_optimum_matches_an_independent_brute_force(ratio_run, label):
 def test_a_run_that_stops_is_traced_to_the_end():
     # small noise and a large gap: SA-FOA's stopping rule fires long before 2,000 rounds
     instance = ratio_instance(np.random.default_rng(3), n=10, k=5, min_gap=0.5, sigma=0.05, rounds=ROUNDS)
-    algorithm = algorithm_factory(instance.problem, 4, name="safoa")
-    records = list(trace_checks(algorithm, instance.environment, ROUNDS))
+    algorithm = algorithm_factory(instance.problem, 4, name="safoa-heuristic", stop_on_rule=False, budget=ROUNDS)
+    records = trace_checks(algorithm, instance.environment, ROUNDS)
     stops = [r for r in records if r.by_algorithm and r.check.stop]
     assert len(stops) == 1 and stops[0].t < ROUNDS // 2
     assert algorithm.done and algorithm.n_pulls == ROUNDS and records[-1].t == ROUNDS
     after = [r for r in records if r.t > stops[0].t]
     assert after and not any(r.by_algorithm for r in after)
     assert all(r.additive >= -1e-9 for r in records)
-    # past the stop the pulls follow the allocation ask() would have followed
-    tracker = Tracker(algorithm._proportions)
+    # past the stop the pulls follow the static allocation, as before it
+    state = algorithm.get_state()["state"]
+    tracker = Tracker(state["proportions"])
     for _ in range(ROUNDS):
         tracker.advance()
-    np.testing.assert_array_equal(algorithm._design.counts, tracker.counts)
+    np.testing.assert_array_equal(state["counts"], tracker.counts)
 
 
 def test_ratio_plot_and_summary(ratio_run, tmp_path):

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from fullbandit._validation import InvalidParameterError
 from fullbandit.dks import proven_peeling_ratio
-from fullbandit.qp import (BRUTE_FORCE_LIMIT, approximate_qp, brute_force_qp, cauchy_schwarz_bound,
+from fullbandit.enumeration import ENUMERATION_LIMIT
+from fullbandit.qp import (approximate_qp, brute_force_qp, cauchy_schwarz_bound,
                            certified_bounds, check_positive_definite, dks_weights, quadratic_value,
                            row_bound, spectral_bound, theorem1_ratio)
 
@@ -255,7 +256,7 @@ def test_brute_force_refuses_above_limit():
         brute_force_qp(Q, 4, limit=69)
     assert brute_force_qp(Q, 4, limit=70)[1] == pytest.approx(4.0)
     big = np.eye(30)  # C(30, 15) = 155117520 > default limit
-    with pytest.raises(InvalidParameterError, match=rf"limit={BRUTE_FORCE_LIMIT}"):
+    with pytest.raises(InvalidParameterError, match=rf"limit={ENUMERATION_LIMIT}"):
         brute_force_qp(big, 15)
     with pytest.raises(InvalidParameterError, match="limit"):
         brute_force_qp(Q, 4, limit=0)

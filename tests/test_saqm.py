@@ -1,8 +1,9 @@
 """SAQM (Kuroki et al. 2020, Algorithm 2): correctness of its stopping rule and its PAC guarantee."""
 
 import itertools
-import json
 import math
+import os
+import re
 
 import numpy as np
 import pytest
@@ -23,11 +24,11 @@ def _instance(n=6, k=3, gap=0.2, seed=0):
 def _drive(algorithm, environment, on_check=None):
     checks_seen = 0
     while not algorithm.done:
-        arm = algorithm.ask()
-        algorithm.tell(arm, environment.pull(arm))
-        if on_check is not None and algorithm.checks > checks_seen:
-            checks_seen = algorithm.checks
-            on_check(algorithm)
+        pull = algorithm.ask()
+        algorithm.tell(pull, environment.pull(pull.arms))
+        if on_check is not None and algorithm.n_checks > checks_seen:
+            checks_seen = algorithm.n_checks
+            on_check(algorithm.last_check)
     return algorithm.result()
 
 
@@ -40,10 +41,10 @@ def test_width_bound_covers_the_exact_widest_ellipsoid_at_every_check(width_boun
                      support="random", seed=3, budget=20_000)
     widths_checked = []
 
-    def verify(alg):
-        Q = alg._design.estimate().gram_inverse
+    def verify(check):
+        Q = check.estimate.gram_inverse
         _, exact = brute_force_qp(Q, 3)
-        width = alg.last_check.details["U_t"]
+        width = check.details["U_t"]
         assert width ** 2 >= exact * (1 - 1e-9)
         widths_checked.append(width ** 2 / exact)
 
@@ -59,14 +60,15 @@ def test_stopping_rule_implies_epsilon_optimality_on_the_confidence_event():
     theta = np.array([0.9, 0.8, 0.75, 0.5, 0.4])
     algorithm = SAQM(fb.TopK(5, 2), epsilon=0.0, noise_scale=0.01, seed=0, budget=10**6)
     while not algorithm.done:
-        arm = algorithm.ask()
-        algorithm.tell(arm, theta[list(arm)].sum())
+        pull = algorithm.ask()
+        algorithm.tell(pull, theta[list(pull.arms)].sum())
     assert algorithm.stop_reason == "stopping rule"
     assert algorithm.recommend() == (0, 1)
     check = algorithm.last_check
-    # Fired exactly when the empirical gap reached 2 C U (epsilon = 0).
-    assert check.statistic == pytest.approx(0.05)  # theta(0,1) - theta(0,2)
-    assert check.statistic >= 2 * check.details["C_t"] * check.details["U_t"]
+    # Fired exactly when the empirical gap reached 2 C U (epsilon = 0): gap bound 2 C U - gap <= 0.
+    assert check.details["empirical_gap"] == pytest.approx(0.05)  # theta(0,1) - theta(0,2)
+    assert check.gap_bound == pytest.approx(2 * check.details["C_t"] * check.details["U_t"] - 0.05)
+    assert check.gap_bound <= 0.0
 
 
 def _error_rate(runs, *, n, k, gap, epsilon, delta, sigma, noise_scale=None, confidence="tight", base_seed=0):
@@ -84,6 +86,7 @@ def _error_rate(runs, *, n, k, gap, epsilon, delta, sigma, noise_scale=None, con
     return errors / runs, np.mean(pulls)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("confidence", ["tight", "paper"])
 def test_saqm_is_epsilon_delta_pac_on_small_instances(confidence):
     # 150 seeded runs, delta = 0.2, epsilon = 0 on planted-gap instances (n=5, k=2, gap 0.1,
@@ -95,8 +98,9 @@ def test_saqm_is_epsilon_delta_pac_on_small_instances(confidence):
 
 
 def test_an_underestimated_noise_scale_breaks_the_guarantee():
-    # Negative control for the PAC test above: the same instances with R 100 times too small
-    # stop far too early and err far more often than delta = 0.2 allows.
+    # Negative control for the PAC tests: the same instances with R 100 times too small
+    # stop far too early and err far more often than delta = 0.2 allows (150 runs; these
+    # stop after a few pulls, so the control is cheap).
     rate, _ = _error_rate(150, n=5, k=2, gap=0.1, epsilon=0.0, delta=0.2, sigma=0.1, noise_scale=0.001)
     assert rate > 0.3
 
@@ -129,50 +133,9 @@ def test_certified_width_stops_no_later_than_theorem1_on_the_same_sample_path():
     assert pulls["certified"] <= pulls["theorem1"]
 
 
-def _result_without_time(result):
-    data = result.as_dict()
-    data.pop("wall_time")
-    return data
-
-
-def test_same_seed_same_result_and_ask_tell_equals_run():
-    theta = _instance(8, 3, 0.2, seed=9)
-    results = []
-    for _ in range(2):
-        environment = fb.GaussianSum(theta, sigma=0.5, seed=11)
-        algorithm = SAQM(fb.TopK(8, 3), epsilon=0.1, support="random", seed=12)
-        results.append(fb.run(algorithm, environment, progress=False))
-    assert _result_without_time(results[0]) == _result_without_time(results[1])
-    environment = fb.GaussianSum(theta, sigma=0.5, seed=11)
-    algorithm = SAQM(fb.TopK(8, 3), epsilon=0.1, support="random", seed=12, noise_scale=0.5)
-    manual = _drive(algorithm, environment)
-    assert manual.answer == results[0].answer
-    assert manual.pulls == results[0].pulls
-    assert manual.constants["statistic"] == results[0].constants["statistic"]
-
-
 def test_a_different_seed_gives_a_different_support():
-    supports = {SAQM(fb.TopK(12, 4), support="random", seed=seed).support_arms for seed in range(3)}
+    supports = {SAQM(fb.TopK(12, 4), support="random", seed=seed, noise_scale=1.0).support_arms for seed in range(3)}
     assert len(supports) == 3
-
-
-def test_saved_state_resumes_exactly(tmp_path):
-    theta = _instance(7, 3, 0.15, seed=13)
-    reference_env = fb.GaussianSum(theta, sigma=0.5, seed=14)
-    reference = _drive(SAQM(fb.TopK(7, 3), epsilon=0.05, noise_scale=0.5, seed=15), reference_env)
-    environment = fb.GaussianSum(theta, sigma=0.5, seed=14)
-    algorithm = SAQM(fb.TopK(7, 3), epsilon=0.05, noise_scale=0.5, seed=15)
-    for _ in range(reference.pulls // 2):
-        arm = algorithm.ask()
-        algorithm.tell(arm, environment.pull(arm))
-    path = tmp_path / "state.json"
-    algorithm.save(path)
-    resumed = SAQM.load(path)
-    assert resumed.n_pulls == reference.pulls // 2
-    finished = _drive(resumed, environment)
-    assert finished.answer == reference.answer
-    assert finished.pulls == reference.pulls
-    assert finished.constants == reference.constants
 
 
 def test_a_failed_save_leaves_the_previous_state_intact(tmp_path, monkeypatch):
@@ -180,15 +143,13 @@ def test_a_failed_save_leaves_the_previous_state_intact(tmp_path, monkeypatch):
     path = tmp_path / "state.json"
     algorithm.save(path)
     before = path.read_text()
-    arm = algorithm.ask()
-    algorithm.tell(arm, 1.0)
+    algorithm.tell(algorithm.ask(), 1.0)
 
-    def broken_dump(obj, handle):
-        handle.write('{"half": ')
-        raise OSError("disk full")
+    def disk_full(descriptor):
+        raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(json, "dump", broken_dump)
-    with pytest.raises(OSError):
+    monkeypatch.setattr(os, "fsync", disk_full)
+    with pytest.raises(ValueError, match=f"cannot save to {path}: No space left on device"):
         algorithm.save(path)
     assert path.read_text() == before
     assert [p.name for p in tmp_path.iterdir()] == ["state.json"]  # no temporary left behind
@@ -202,26 +163,27 @@ def test_budget_exhausted_is_reported_not_claimed():
     assert result.stop_reason == "budget exhausted"
     assert result.pulls == 500
     assert not result.certified
-    with pytest.raises(RuntimeError, match="stopped"):
+    with pytest.raises(fb.ProtocolError, match="stopped"):
         algorithm.ask()
 
 
 @pytest.mark.parametrize("kwargs, match", [
-    (dict(delta=-0.1), "delta=-0.1 must satisfy 0.0 < delta < 1.0"),
-    (dict(delta=float("nan")), "delta=nan must be finite"),
-    (dict(delta=1.0), "delta"),
-    (dict(epsilon=-1.0), "epsilon=-1.0 must satisfy 0.0 <= epsilon"),
-    (dict(epsilon=float("inf")), "epsilon=inf must be finite"),
-    (dict(width_bound="exact"), "width_bound='exact' is not one of the allowed values: 'certified', 'theorem1'"),
-    (dict(oracle="magic"), "oracle='magic' is not one of the allowed values"),
-    (dict(confidence="loose"), "confidence='loose'"),
-    (dict(support="windows"), "support='windows'"),
-    (dict(budget=0), "budget=0 must satisfy 1 <= budget"),
-    (dict(noise_scale=0.0), "noise_scale=0.0"),
+    (dict(delta=-0.1), "delta=-0.1 must be a float in (0, 1)"),
+    (dict(delta=float("nan")), "delta=nan must be a float in (0, 1)"),
+    (dict(delta=1.0), "delta=1.0 must be a float in (0, 1)"),
+    (dict(epsilon=-1.0), "epsilon=-1.0 must be a float in [0, inf]"),
+    (dict(epsilon=float("inf")), "epsilon=inf must be a float in [0, inf]"),
+    (dict(width_bound="exact"), "width_bound='exact' must be one of 'certified', 'theorem1'"),
+    (dict(oracle="magic"), "oracle='magic' must be one of"),
+    (dict(confidence="loose"), "confidence='loose' must be one of 'paper', 'tight'"),
+    (dict(support="windows"), "support='windows' must be one of 'auto', 'cyclic', 'random'"),
+    (dict(budget=0), "budget=0 must be an int in [1, inf]"),
+    (dict(noise_scale=0.0), "noise_scale=0.0 must be None or a float in (0, inf)"),
 ])
 def test_bad_parameters_raise_clear_errors(kwargs, match):
-    with pytest.raises(ValueError, match=match.replace("(", r"\(").replace(")", r"\)")):
-        SAQM(fb.TopK(6, 2), **kwargs)
+    algorithm = SAQM(fb.TopK(6, 2), **kwargs)  # the constructor only stores
+    with pytest.raises(ValueError, match="SAQM: " + re.escape(match)):
+        algorithm.ask()
 
 
 def test_k_out_of_range_raises():
@@ -232,10 +194,10 @@ def test_k_out_of_range_raises():
 
 def test_non_finite_reward_raises_and_records_nothing():
     algorithm = SAQM(fb.TopK(5, 2), noise_scale=1.0, seed=0)
-    arm = algorithm.ask()
+    pull = algorithm.ask()
     for bad in (float("nan"), float("inf")):
         with pytest.raises(ValueError, match="reward=.* must be finite"):
-            algorithm.tell(arm, bad)
+            algorithm.tell(pull, bad)
     assert algorithm.n_pulls == 0
 
 
@@ -243,17 +205,17 @@ def test_singular_design_raises():
     # All 2-subsets of {0,1,2} plus {3,4}: arms 3 and 4 are never separated.
     support = [(0, 1), (0, 2), (1, 2), (3, 4)]
     with pytest.raises(fb.SingularDesignError, match="rank 4 < n=5"):
-        SAQM(fb.TopK(5, 2), support=support)
+        SAQM(fb.TopK(5, 2), support=support, noise_scale=1.0).ask()
 
 
 def test_cyclic_support_requires_coprime_n_and_k():
     with pytest.raises(ValueError, match=r"gcd\(n=6, k=2\) = 2"):
-        SAQM(fb.TopK(6, 2), support="cyclic")
+        SAQM(fb.TopK(6, 2), support="cyclic", noise_scale=1.0).ask()
 
 
 def test_telling_an_arm_outside_the_support_raises():
     algorithm = SAQM(fb.TopK(5, 2), support="cyclic", noise_scale=1.0)
-    with pytest.raises(ValueError, match="not in the design's support"):
+    with pytest.raises(fb.ProtocolError, match=r"super_arm=\(0, 2\) has no outstanding pull"):
         algorithm.tell((0, 2), 1.0)
 
 
@@ -269,5 +231,5 @@ def test_feedback_kind_must_match():
 
 
 def test_union_bound_is_the_number_of_super_arms():
-    algorithm = SAQM(fb.TopK(9, 4), noise_scale=1.0)
+    algorithm = SAQM(fb.TopK(9, 4), noise_scale=1.0, seed=0)
     assert algorithm.constants()["union_bound"] == math.comb(9, 4) == len(list(itertools.combinations(range(9), 4)))
