@@ -188,14 +188,14 @@ def check_invalid_parameters_are_refused(spec: AlgorithmSpec) -> None:
             raise AssertionError(f"{name}={bad!r} was accepted")
 
 
-def _refused(algorithm: Algorithm, call: Callable, errors=(ValueError, TypeError)) -> None:
+def _refused(algorithm: Algorithm, what: str, call: Callable, errors=(ValueError, TypeError)) -> None:
     before = json.dumps(algorithm.get_state(), sort_keys=True)
     try:
         call()
     except errors:
         pass
     else:
-        raise AssertionError(f"{call.__name__ if hasattr(call, '__name__') else call} was accepted")
+        raise AssertionError(f"{what} was accepted")
     assert json.dumps(algorithm.get_state(), sort_keys=True) == before, "a refused call changed the state"
 
 
@@ -204,20 +204,21 @@ def check_protocol_misuse_is_refused(spec: AlgorithmSpec) -> None:
     algorithm, environment = _make(spec), _environment(spec)
     first, second = algorithm.ask(), algorithm.ask()
     reward = environment.pull(second.arms)
-    algorithm.tell(tuple(reversed(second.arms)), reward)  # any order of members, any order of pulls
+    algorithm.tell(second, reward)  # pulls may be told in any order
     good = environment.pull(first.arms)
     bad_rewards = [float("nan"), float("inf"), "1.0", True, None]
     if spec.feedback == "semi":
         bad_rewards += [np.array([1.0]), [float("nan")] * len(first.arms)]
     for bad in bad_rewards:
-        _refused(algorithm, lambda bad=bad: algorithm.tell(first, bad))
-    _refused(algorithm, lambda: algorithm.tell(second, reward))  # told already
-    unasked = next(tuple(a) for a in ((0, 1), (2, 3), (4, 5)) if tuple(a) != first.arms)
-    _refused(algorithm, lambda: algorithm.tell(unasked, good))
-    _refused(algorithm, lambda: algorithm.tell((0.5, 1), good))
-    _refused(algorithm, lambda: algorithm.tell("01", good))
-    _refused(algorithm, lambda: algorithm.ask(0))
-    algorithm.tell(first, good)
+        _refused(algorithm, f"a reward of {bad!r}", lambda bad=bad: algorithm.tell(first, bad))
+    _refused(algorithm, "a second tell of one pull", lambda: algorithm.tell(second, reward))
+    unasked = next(a for a in ((0, 1), (2, 3), (4, 5)) if a != first.arms)
+    _refused(algorithm, f"a tell of the unasked {unasked}", lambda: algorithm.tell(unasked, good))
+    _refused(algorithm, "fractional arm ids", lambda: algorithm.tell((0.5, 1), good))
+    _refused(algorithm, "a string of arms", lambda: algorithm.tell("01", good))
+    _refused(algorithm, "max_count=0", lambda: algorithm.ask(0))
+    algorithm.tell(tuple(reversed(first.arms)), good)  # by its arms, members in any order
+    assert not algorithm.pending
     _drive(algorithm, environment, max_count=1 << 30)
     pulls = algorithm.n_pulls
     try:

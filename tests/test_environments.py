@@ -376,3 +376,53 @@ def test_bad_labels_raise():
 def test_negative_seed_raises():
     with pytest.raises(InvalidParameterError, match="seed"):
         GaussianSum([0.1, 0.2], seed=-1)
+
+
+# --- blocks: pull(arms, count=m) has the law of the sum of m single pulls --------------------
+
+BLOCK = 7
+BLOCK_DRAWS = 4_000
+ENVIRONMENTS = {
+    "gaussian": lambda feedback, seed: GaussianSum([0.3, -1.2, 2.5, 0.7], 1.5, feedback=feedback, seed=seed),
+    "bernoulli": lambda feedback, seed: BernoulliTeam([0.1, 0.5, 0.8, 0.95], feedback=feedback, seed=seed),
+    "replay": lambda feedback, seed: Replay(replay_matrix(np.random.default_rng(4), 30, 4), feedback=feedback,
+                                            seed=seed),
+}
+
+
+@pytest.mark.parametrize("feedback", ["full", "semi"])
+@pytest.mark.parametrize("name", sorted(ENVIRONMENTS))
+def test_a_block_is_distributed_as_the_sum_of_single_pulls(name, feedback):
+    # Two independent samples of 4,000 blocks of 7 pulls each: drawn as blocks, and as 7 single
+    # pulls summed. Kolmogorov-Smirnov two-sample test per coordinate at level 1e-6 / 4; a
+    # block law with the wrong mean or spread (count in place of sqrt(count), one question for
+    # the whole block) is rejected.
+    arms = (0, 2, 3)
+    environment = ENVIRONMENTS[name](feedback, 1)
+    blocks = np.array([environment.pull(arms, count=BLOCK) for _ in range(BLOCK_DRAWS)]).reshape(BLOCK_DRAWS, -1)
+    environment = ENVIRONMENTS[name](feedback, 2)
+    singles = np.array([sum(environment.pull(arms) for _ in range(BLOCK)) for _ in range(BLOCK_DRAWS)])
+    singles = singles.reshape(BLOCK_DRAWS, -1)
+    for column in range(blocks.shape[1]):
+        assert stats.ks_2samp(blocks[:, column], singles[:, column]).pvalue > FAIL_PROB / 4
+
+
+def test_replay_block_draws_questions_independently():
+    # A block of m pulls draws m questions: its sum is not m times one question's sum.
+    matrix = np.zeros((2, 3), dtype=int)
+    matrix[0] = 1  # question 0: everybody right; question 1: everybody wrong
+    environment = Replay(matrix, seed=0)
+    sums = {environment.pull((0, 1), count=10) for _ in range(200)}
+    assert len(sums) > 3 and all(0 <= value <= 20 for value in sums)
+
+
+@pytest.mark.parametrize("count", [0, -1, 1.5, True, "2"])
+def test_bad_count_raises(count):
+    with pytest.raises(InvalidParameterError, match=r"count=.* must be an integer >= 1"):
+        GaussianSum([0.0, 1.0], seed=0).pull((0,), count=count)
+
+
+@pytest.mark.parametrize("super_arm", [3, None, "01", 2.0])
+def test_a_super_arm_that_is_not_a_sequence_is_named(super_arm):
+    with pytest.raises(TypeError, match="super_arm=.* must be a sequence of integer arm indices"):
+        GaussianSum([0.0, 1.0, 2.0], seed=0).pull(super_arm)
