@@ -1,16 +1,24 @@
 """The dks benchmark suite: rows, references and ratios."""
 
+from functools import partial
+
 import numpy as np
 import pytest
 
+from fullbandit.dks import ORACLES
 from fullbandit.experiments import Factory, Grid, run_grid
-from fullbandit.experiments.dks_suite import (DKS_EVALUATION, REFERENCE, SUITE_ORACLES, graph_instance,
-                                              oracle_factory, ratios, summarize_dks)
-from functools import partial
+from fullbandit.experiments.dks_suite import (
+    DKS_EVALUATION,
+    REFERENCE,
+    graph_instance,
+    oracle_factory,
+    ratios,
+    summarize_dks,
+)
 
 
 def _grid():
-    algorithms = {name: Factory(partial(oracle_factory, oracle=name)) for name in [*SUITE_ORACLES, REFERENCE]}
+    algorithms = {name: Factory(partial(oracle_factory, oracle=name)) for name in [*ORACLES, REFERENCE]}
     instances = {"karate": Factory(partial(graph_instance, graph="karate"), {"k": [4, 8]}),
                  "gnp": Factory(partial(graph_instance, graph="gnp", n=20, p=0.3), {"k": [5]})}
     return Grid(algorithms, instances, seeds=2, evaluation=DKS_EVALUATION)
@@ -21,7 +29,7 @@ def test_reference_is_exact_on_small_graphs_and_ratios_are_at_most_one():
     reference = frame[frame["algorithm"] == REFERENCE]
     assert reference["optimal"].all() and set(reference["method"]) <= {"brute-force", "milp"}
     table = ratios(frame)
-    assert len(table) == len(SUITE_ORACLES) * 3 * 2
+    assert len(table) == len(ORACLES) * 3 * 2
     assert (table["ratio"] <= 1 + 1e-12).all() and (table["ratio"] > 0).all()
     assert (table["ratio_kind"] == "exact").all()
     # the +swap variants never end below the oracle they start from
