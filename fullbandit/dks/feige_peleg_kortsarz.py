@@ -316,6 +316,12 @@ def fpk_procedures(W, k: int) -> dict[str, np.ndarray]:
     Hence "most weight into ``S``" ties at 0 and the lowest indices are added.
     Procedures 2 and 3 always give exactly ``k`` vertices (``h + h' = k <= n``).
 
+    References
+    ----------
+    U. Feige, D. Peleg, G. Kortsarz. The dense k-subgraph problem. Algorithmica 29(3),
+    410-421, 2001, Section 3 (procedures 1-3 of "algorithm A", here weighted; see the
+    module docstring for the differences).
+
     Examples
     --------
     >>> import numpy as np
@@ -400,6 +406,11 @@ def proven_fpk_ratio(n: int, k: int) -> float:
     Kortsarz prove ``O(n^{1/3 - delta})`` for their complete algorithm (which adds
     further procedures and restricts procedure 3, see the module docstring), a bound with
     unspecified constants that cannot certify anything.
+
+    References
+    ----------
+    U. Feige, D. Peleg, G. Kortsarz. The dense k-subgraph problem. Algorithmica 29(3),
+    410-421, 2001.
 
     Examples
     --------
