@@ -6,6 +6,8 @@ that takes a format runs on a dense array, a nested list and four scipy sparse f
 
 from __future__ import annotations
 
+import itertools
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -186,8 +188,11 @@ def test_graph_weights_name_the_offending_edge(value, error, pattern):
 
 def test_use_sparse_rule():
     assert use_sparse(nx.empty_graph(1000)) and not use_sparse(nx.empty_graph(999))
-    assert not use_sparse(nx.gnm_random_graph(1000, 25_000, seed=0))  # exactly 5%: dense
-    assert use_sparse(nx.gnm_random_graph(1000, 24_999, seed=0))
+    G = nx.empty_graph(1000)
+    G.add_edges_from(itertools.islice(itertools.combinations(range(1000), 2), 24_999))
+    assert use_sparse(G)
+    G.add_edge(998, 999)
+    assert not use_sparse(G)  # exactly 5% of the n^2 ordered pairs: dense
 
 
 # --- weights of sets, vertex lists ---------------------------------------------------------------------
