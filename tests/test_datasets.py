@@ -275,3 +275,123 @@ def test_embedded_tables_are_up_to_date(tmp_path):
     embedded = REPO_ROOT / "fullbandit" / "datasets" / "embedded"
     for path in sorted(tmp_path.iterdir()):
         assert path.read_bytes() == (embedded / path.name).read_bytes(), path.name
+
+
+# --- missing answers are never counted as correct ---------------------------------------
+
+MISSING_CASES = {
+    "NaN": ([[1.0, 0.0], [1.0, np.nan]], "nan at correct[1, 1] (question 'q2', worker 'b')"),
+    "-1": ([[1, 0], [-1, 1]], "-1 at correct[1, 0] (question 'q2', worker 'a')"),
+    "2": ([[1, 2], [0, 1]], "2 at correct[0, 1] (question 'q1', worker 'b')"),
+    "None": ([[1, 0], [None, 1]], "None at correct[1, 0] (question 'q2', worker 'a')"),
+    "strings": ([["1", "0"], ["0", "1"]], "'1' at correct[0, 0] (question 'q1', worker 'a')"),
+    "masked": (np.ma.masked_array([[1, 0], [1, 1]], mask=[[0, 0], [0, 1]]),
+               "1 entry masked (missing), the first at correct[1, 1] (question 'q2', worker 'b')"),
+}
+
+
+@pytest.mark.parametrize("case", list(MISSING_CASES))
+def test_quiz_data_refuses_entries_that_are_not_zero_or_one(case):
+    # Casting to bool made NaN, -1, masked and text entries correct answers.
+    table, where = MISSING_CASES[case]
+    with pytest.raises(InvalidParameterError) as error:
+        QuizData("toy", ("a", "b"), ("q1", "q2"), table)
+    message = str(error.value)
+    assert message.startswith("correct ") and where in message
+    assert "Grade missing answers explicitly" in message
+
+
+def test_quiz_data_refuses_a_pandas_missing_value_and_counts_the_bad_entries():
+    import pandas as pd
+    table = pd.DataFrame({"a": pd.array([True, None, None], dtype="boolean"), "b": [1, 0, 1]})
+    with pytest.raises(InvalidParameterError, match=r"2 entries do not: <NA> at correct\[1, 0\]"):
+        QuizData("toy", ("a", "b"), ("q1", "q2", "q3"), table)
+
+
+@pytest.mark.parametrize("table", [
+    [[True, False], [False, True]],
+    [[1, 0], [0, 1]],
+    [[1.0, 0.0], [0.0, 1.0]],
+    np.ma.masked_array([[1, 0], [0, 1]]),  # a masked array with nothing masked
+    np.array([[True, 0], [0.0, np.True_]], dtype=object),
+])
+def test_quiz_data_accepts_booleans_and_zero_one_numbers(table):
+    data = QuizData("toy", ("a", "b"), ("q1", "q2"), table)
+    assert data.correct.dtype == bool
+    np.testing.assert_array_equal(data.correct, [[True, False], [False, True]])
+
+
+def test_quiz_data_refuses_ragged_and_one_dimensional_tables():
+    with pytest.raises(InvalidParameterError, match="rectangular"):
+        QuizData("toy", ("a", "b"), ("q1", "q2"), [[1, 0], [1]])
+    with pytest.raises(InvalidParameterError, match="two-dimensional"):
+        QuizData("toy", ("a", "b"), ("q1",), [1, 0])
+
+
+def test_load_quiz_counts_missing_answer_markers_as_incorrect(tmp_path):
+    folder = _write_quiz(tmp_path / "markers", "question_id,w1,w2,w3,w4\n1,A,NaN,-1,A\n2,B,B,null,\n",
+                         "question_id,truth\n1,A\n2,B\n")
+    np.testing.assert_array_equal(load_quiz(folder).correct,
+                                  [[True, False, False, True], [True, True, False, False]])
+
+
+@pytest.mark.parametrize("truth", ["NaN", "-1", "N/A", "none", " "])
+def test_load_quiz_refuses_a_missing_true_answer_marker(tmp_path, truth):
+    # With a truth of "-1", every worker who skipped the question (also "-1") was graded correct.
+    folder = _write_quiz(tmp_path / "no_truth", "question_id,w1,w2\n1,A,B\n2,-1,-1\n",
+                         f"question_id,truth\n1,A\n2,{truth}\n")
+    with pytest.raises(ValueError, match=r"truth.csv, data row 2: no true answer"):
+        load_quiz(folder)
+
+
+@pytest.fixture
+def embedded_table(tmp_path, monkeypatch):
+    """Write a replacement embedded table for key "it"; the loader's cache is cleared around the test."""
+    from fullbandit.datasets import quiz
+
+    def write(text):
+        (tmp_path / "it.csv").write_text(text, encoding="utf-8")
+    monkeypatch.setattr(quiz, "_embedded_file", lambda filename: tmp_path / filename)
+    quiz._load_embedded.cache_clear()
+    yield write
+    quiz._load_embedded.cache_clear()
+
+
+@pytest.mark.parametrize("cell, shown", [("2", "'2'"), ("", "''"), ("nan", "'nan'"), ("-1", "'-1'"),
+                                         ("True", "'True'")])
+def test_corrupt_embedded_table_names_file_line_and_cell(embedded_table, cell, shown):
+    embedded_table(f"question_id,w1,w2\n1,1,0\n2,0,{cell}\n")
+    with pytest.raises(InvalidParameterError) as error:
+        load_dataset("it")
+    message = str(error.value)
+    assert message.startswith("embedded table it.csv must hold only 0/1")
+    assert f"{shown} at line 3, column 3 (question '2', worker 'w2')" in message
+
+
+def test_embedded_table_with_a_short_row_names_its_line(embedded_table):
+    embedded_table("question_id,w1,w2\n1,1,0\n2,0\n")
+    with pytest.raises(InvalidParameterError, match="it.csv is corrupt: line 3 has 2 fields, the header 3"):
+        load_dataset("it")
+
+
+def test_valid_replacement_embedded_table_loads(embedded_table):
+    embedded_table("question_id,w1,w2\n1,1,0\n2,0,1\n")
+    np.testing.assert_array_equal(load_dataset("it").correct, [[True, False], [False, True]])
+
+
+def test_real_answers_blanked_out_count_as_incorrect(tmp_path):
+    if not SHARED_QUIZ.is_dir():
+        pytest.skip(NO_SHARED_DATA)
+    source = SHARED_QUIZ / SOURCE_FOLDERS["it"]
+    lines = (source / "answer.csv").read_text(encoding="utf-8").splitlines()
+    # Replace worker1's answers to the first three questions by three missing-answer markers.
+    for line_number, marker in zip((1, 2, 3), ("NaN", "-1", ""), strict=True):
+        cells = lines[line_number].split(",")
+        cells[1] = marker
+        lines[line_number] = ",".join(cells)
+    folder = _write_quiz(tmp_path / "ITMANAGE", "\n".join(lines) + "\n",
+                         (source / "truth.csv").read_text(encoding="utf-8"))
+    original, blanked = load_dataset("it"), load_quiz(folder)
+    assert not blanked.correct[:3, 0].any()
+    np.testing.assert_array_equal(blanked.correct[3:], original.correct[3:])
+    np.testing.assert_array_equal(blanked.correct[:3, 1:], original.correct[:3, 1:])

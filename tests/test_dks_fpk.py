@@ -1,42 +1,32 @@
-"""Tests for fullbandit.dks.feige_peleg_kortsarz: the Feige-Peleg-Kortsarz procedures, their best, the proven ratio."""
+"""Feige-Peleg-Kortsarz (method="fpk"): the three procedures, their choice, and the proof of the ratio.
+
+What every oracle must do (k distinct vertices, their weight, the proven ratio, both entry
+points, validation) is in test_dks_conformance.py.
+"""
 
 from __future__ import annotations
 
-import doctest
 import itertools
 from fractions import Fraction
 
-import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_dks_references import EXACT_KINDS, dks_instances, naive_optimum, naive_weight
 
-import fullbandit.dks.feige_peleg_kortsarz as fpk_module
 from fullbandit._validation import InvalidParameterError
-from fullbandit.dks._graph import induced_weight, use_sparse
-from fullbandit.dks.feige_peleg_kortsarz import PROCEDURES, fpk, fpk_matrix, fpk_procedures, proven_fpk_ratio
+from fullbandit.dks import densest_k_subgraph_matrix, fpk_procedures, proven_fpk_ratio
+from fullbandit.dks.feige_peleg_kortsarz import PROCEDURES
 
 
-# --- references ----------------------------------------------------------------------------
-
-def naive_weight(W, vertices):
-    vertices = list(vertices)
-    return sum(W[u][v] for a, u in enumerate(vertices) for v in vertices[a + 1:])
-
-
-def brute_force_dks(W, k):
-    return max(naive_weight(W, s) for s in itertools.combinations(range(len(W)), k))
+def fpk(W, k) -> list[int]:
+    return list(densest_k_subgraph_matrix(W, k, method="fpk").vertices)
 
 
 def into(W, x, members):
     return sum(W[x][s] for s in members if s != x)
-
-
-def best_first(candidates, key):
-    """The candidates of largest key (exact), ties to the earliest."""
-    return sorted(candidates, key=lambda c: (-key(c[1]), c[0]))
 
 
 def naive_procedures(W, k):
@@ -73,54 +63,6 @@ def naive_fpk(W, k):
     return max(proposals, key=lambda s: naive_weight(W, s))
 
 
-def random_weights(rng, n, kind):
-    """Symmetric non-negative weights, zero diagonal.
-
-    The integer and dyadic kinds make every sum, product and W^2 entry exact in floating
-    point, so their ties are true ties; "continuous" and "heavy-tailed" have no exact ties.
-    """
-    if kind == "integer":
-        W = rng.integers(0, 4, size=(n, n)).astype(float)
-    elif kind == "binary":
-        W = (rng.random((n, n)) < 0.5).astype(float)
-    elif kind == "dyadic-sparse":
-        W = rng.integers(1, 9, size=(n, n)) / 8.0 * (rng.random((n, n)) < 0.3)
-    elif kind == "dyadic-planted":  # a heavy clique among light edges and a heavy star
-        W = rng.integers(0, 3, size=(n, n)) / 8.0
-        clique = rng.choice(n, size=min(n, max(2, n // 3)), replace=False)
-        W[np.ix_(clique, clique)] += 1.0
-        hub = int(rng.integers(n))
-        W[hub, :] += 0.75
-        W[:, hub] += 0.75
-    elif kind == "heavy-matching":  # a few heavy disjoint edges beside a light dense block
-        W = np.zeros((n, n))
-        block = n // 2
-        W[:block, :block] = 1.0
-        for i in range(block, n - 1, 2):
-            W[i, i + 1] = 2.0
-    elif kind == "continuous":
-        W = rng.exponential(1.0, size=(n, n)) * (rng.random((n, n)) < 0.6)
-    elif kind == "heavy-tailed":
-        W = rng.pareto(1.0, size=(n, n)) * (rng.random((n, n)) < 0.5)
-    else:
-        raise AssertionError(kind)
-    W = np.triu(W, 1)
-    return W + W.T
-
-
-EXACT_KINDS = ["integer", "binary", "dyadic-sparse", "dyadic-planted", "heavy-matching"]
-KINDS = EXACT_KINDS + ["continuous", "heavy-tailed"]
-
-
-@st.composite
-def dks_instances(draw, max_n=9, kinds=tuple(KINDS)):
-    n = draw(st.integers(1, max_n))
-    k = draw(st.integers(1, n))
-    kind = draw(st.sampled_from(kinds))
-    seed = draw(st.integers(0, 2 ** 32 - 1))
-    return random_weights(np.random.default_rng(seed), n, kind), k
-
-
 def assert_k_subset(chosen, n, k):
     chosen = np.asarray(chosen)
     assert chosen.dtype.kind == "i"
@@ -142,11 +84,11 @@ def procedure_2_bound(n, k):
     return min(Fraction(1, 2), Fraction(h2, n - h)) * Fraction(2 * h, k)
 
 
-# --- the matrix path -----------------------------------------------------------------------
+# --- the procedures -----------------------------------------------------------------------
 
-@settings(max_examples=150, deadline=None)
-@given(dks_instances(max_n=8, kinds=tuple(EXACT_KINDS)))
-def test_procedures_match_naive_reference(instance):
+@settings(max_examples=80, deadline=None)
+@given(dks_instances(max_n=8, kinds=EXACT_KINDS))
+def test_procedures_and_their_choice_match_naive_reference(instance):
     # exact arithmetic: the documented rules, ties to the lowest index, nothing else
     W, k = instance
     expected = naive_procedures(W, k)
@@ -154,61 +96,53 @@ def test_procedures_match_naive_reference(instance):
     assert list(got) == list(PROCEDURES) == list(expected)
     for name in PROCEDURES:
         assert got[name].tolist() == expected[name], name
-    assert fpk_matrix(W, k).tolist() == naive_fpk(W, k)
+    assert fpk(W, k) == naive_fpk(W, k)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(dks_instances())
-def test_fpk_is_a_k_subset_at_least_each_procedure_and_the_proven_ratio(instance):
+def test_fpk_is_the_heaviest_proposal_and_each_procedure_keeps_its_half_of_the_proof(instance):
     W, k = instance
     n = W.shape[0]
-    chosen = fpk_matrix(W, k)
-    assert_k_subset(chosen, n, k)
-    weight = induced_weight(W, chosen)
-    assert weight == pytest.approx(naive_weight(W, chosen), rel=1e-12, abs=1e-12)
+    chosen = fpk(W, k)
+    weight = naive_weight(W, chosen)
     procedures = fpk_procedures(W, k)
     slack = 1e-12 * max(weight, 1.0)
     for name, proposal in procedures.items():
         assert_k_subset(proposal, n, k)
-        assert weight >= induced_weight(W, proposal) - slack, name
-    assert any(chosen.tolist() == proposal.tolist() for proposal in procedures.values())
-    opt = brute_force_dks(W, k)
-    assert weight <= opt + 1e-9
-    assert weight >= proven_fpk_ratio(n, k) * opt * (1 - 1e-12) - 1e-12
-    # each half of the proof on its own procedure
-    one = induced_weight(W, procedures["heaviest_edges"])
-    two = induced_weight(W, procedures["highest_degrees"])
+        assert weight >= naive_weight(W, proposal) - slack, name
+    assert any(chosen == proposal.tolist() for proposal in procedures.values())
+    _, opt = naive_optimum(W, k)
+    one = naive_weight(W, procedures["heaviest_edges"])
+    two = naive_weight(W, procedures["highest_degrees"])
     assert one >= float(procedure_1_bound(n, k)) * opt * (1 - 1e-12) - 1e-12
     assert two >= float(procedure_2_bound(n, k)) * opt * (1 - 1e-12) - 1e-12
-    # deterministic
-    assert fpk_matrix(W, k).tolist() == chosen.tolist()
-    assert {name: p.tolist() for name, p in fpk_procedures(W, k).items()} == \
-        {name: p.tolist() for name, p in procedures.items()}
 
 
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(dks_instances(max_n=12), st.sampled_from([sp.csr_array, sp.csc_array, sp.coo_array, sp.csr_matrix]))
-def test_dense_and_sparse_paths_agree(instance, fmt):
+def test_dense_and_sparse_procedures_agree(instance, fmt):
     W, k = instance
-    assert fpk_matrix(fmt(W), k).tolist() == fpk_matrix(W, k).tolist()
     sparse_procedures = fpk_procedures(fmt(W), k)
     for name, proposal in fpk_procedures(W, k).items():
         assert sparse_procedures[name].tolist() == proposal.tolist(), name
 
 
 def test_sparse_path_with_many_vertices_matches_dense():
+    # procedure 3 of the dense path works in column blocks: shrink nothing, but cross several vertices
     rng = np.random.default_rng(11)
     n = 300
     W = sp.random(n, n, density=0.02, random_state=rng, data_rvs=lambda size: rng.integers(1, 9, size) / 8.0)
     W = sp.csr_array(sp.triu(W, 1))
     W = W + W.T
     dense = W.toarray()
-    for k in (1, 7, 151, 300):
-        chosen = fpk_matrix(W, k)
-        assert chosen.tolist() == fpk_matrix(dense, k).tolist()
+    for k in (1, 7, 300):
+        chosen = fpk(W, k)
+        assert chosen == fpk(dense, k)
         assert_k_subset(chosen, n, k)
 
 
+@pytest.mark.slow
 def test_sparse_path_scales_without_densifying():
     # 10,000 vertices: a dense path would need 0.8 GB per matrix; this must be quick
     rng = np.random.default_rng(12)
@@ -216,11 +150,9 @@ def test_sparse_path_scales_without_densifying():
     W = sp.random(n, n, density=4e-4, random_state=rng, format="csr")
     W = sp.csr_array(sp.triu(W, 1))
     W = W + W.T
-    chosen = fpk_matrix(W, 5)
-    assert_k_subset(chosen, n, 5)
-    # the heaviest edge alone is a proposal, so FPK weighs at least that much
-    submatrix = W[chosen][:, chosen].toarray()
-    assert submatrix.sum() / 2 >= W.max() - 1e-12
+    result = densest_k_subgraph_matrix(W, 5, method="fpk")
+    assert_k_subset(list(result.vertices), n, 5)
+    assert result.weight >= W.max() - 1e-12  # the heaviest edge alone is a proposal
 
 
 def test_decimal_ties_go_to_lowest_index():
@@ -239,8 +171,8 @@ def test_uniform_and_empty_graphs_tie_to_lowest_indices():
         for W in (np.zeros((n, n)), np.ones((n, n)) - np.eye(n)):
             for proposal in fpk_procedures(W, k).values():
                 assert proposal.tolist() == list(range(k))
-            assert fpk_matrix(W, k).tolist() == list(range(k))
-            assert fpk_matrix(sp.csr_array(W), k).tolist() == list(range(k))
+            assert fpk(W, k) == list(range(k))
+            assert fpk(sp.csr_array(W), k) == list(range(k))
 
 
 def test_procedure_1_takes_heaviest_edges_and_fills_with_lowest_indices():
@@ -266,7 +198,7 @@ def test_procedure_3_uses_two_walks():
         W[i, j] = W[j, i] = w
     assert fpk_procedures(W, 4)["two_walks"].tolist() == [0, 1, 2, 3]
     assert naive_procedures(W, 4)["two_walks"] == [0, 1, 2, 3]
-    assert fpk_matrix(W, 4).tolist() == [0, 1, 2, 3]
+    assert fpk(W, 4) == [0, 1, 2, 3]
 
 
 def test_fpk_picks_the_heaviest_procedure():
@@ -279,46 +211,15 @@ def test_fpk_picks_the_heaviest_procedure():
         W[i, i + 1] = W[i + 1, i] = 1.5
     procedures = fpk_procedures(W, k)
     assert procedures["heaviest_edges"].tolist() == [4, 5, 6, 7]
-    assert induced_weight(W, procedures["heaviest_edges"]) == 3.0
-    assert fpk_matrix(W, k).tolist() == [0, 1, 2, 3] and brute_force_dks(W, k) == 6.0
+    assert naive_weight(W, procedures["heaviest_edges"]) == 3.0
+    assert fpk(W, k) == [0, 1, 2, 3] and naive_optimum(W, k)[1] == 6.0
 
 
-def test_diagonal_is_ignored_and_may_be_negative():
-    rng = np.random.default_rng(1)
-    for _ in range(30):
-        W = random_weights(rng, 7, EXACT_KINDS[int(rng.integers(len(EXACT_KINDS)))])
-        k = int(rng.integers(1, 8))
-        with_diagonal = W + np.diag(rng.integers(-800, 800, size=7) / 8.0)
-        assert fpk_matrix(with_diagonal, k).tolist() == fpk_matrix(W, k).tolist()
-        assert fpk_matrix(sp.csr_array(with_diagonal), k).tolist() == fpk_matrix(W, k).tolist()
-
-
-def test_input_is_not_modified():
-    W = random_weights(np.random.default_rng(2), 6, "continuous") + np.eye(6)
-    copy = W.copy()
-    fpk_matrix(W, 3)
-    fpk_procedures(W, 3)
-    S = sp.csr_array(W)
-    fpk_matrix(S, 3)
-    assert np.array_equal(W, copy) and np.array_equal(S.toarray(), copy)
-
-
-@pytest.mark.parametrize("make", [np.asarray, sp.csr_array])
-@pytest.mark.parametrize("W, k, error, pattern", [
-    (np.ones((3, 4)), 1, InvalidParameterError, "square"),
-    (np.array([[0.0, 1.0], [2.0, 0.0]]), 1, InvalidParameterError, "symmetric"),
-    (np.array([[0.0, -1.0], [-1.0, 0.0]]), 1, InvalidParameterError, "non-negative"),
-    (np.array([[0.0, np.nan], [np.nan, 0.0]]), 1, InvalidParameterError, "finite"),
-    (np.array([[0.0, np.inf], [np.inf, 0.0]]), 1, InvalidParameterError, "finite"),
-    (np.zeros((3, 3)), 0, InvalidParameterError, r"k=0 must satisfy 1 <= k <= 3"),
-    (np.zeros((3, 3)), 4, InvalidParameterError, r"k=4 must satisfy 1 <= k <= 3"),
-    (np.zeros((3, 3)), 2.0, TypeError, "k must be an integer"),
-    (np.zeros((3, 3)), True, TypeError, "k must be an integer"),
-])
-def test_matrix_path_validation(make, W, k, error, pattern):
-    for function in (fpk_matrix, fpk_procedures):
-        with pytest.raises(error, match=pattern):
-            function(make(W), k)
+def test_fpk_procedures_is_a_validating_front_door():
+    with pytest.raises(InvalidParameterError, match=r"W must be symmetric"):
+        fpk_procedures(np.array([[0.0, 1.0], [2.0, 0.0]]), 1)
+    with pytest.raises(InvalidParameterError, match=r"k=3 must satisfy 1 <= k <= 2"):
+        fpk_procedures(sp.csr_array(np.ones((2, 2))), 3)
 
 
 # --- the proven ratio ----------------------------------------------------------------------
@@ -329,7 +230,6 @@ def test_proven_ratio_closed_form():
             expected = max(procedure_1_bound(n, k), procedure_2_bound(n, k))
             ratio = proven_fpk_ratio(n, k)
             assert ratio == pytest.approx(float(expected), rel=1e-15)
-            assert 0 < ratio <= 1
             if 2 <= k < n:
                 assert ratio >= 1 / (k + 1)
     assert proven_fpk_ratio(10, 2) == 1.0  # the heaviest edge is optimal
@@ -356,131 +256,11 @@ def planted_instances():
 
 
 @pytest.mark.parametrize("name, n, k, edges", list(planted_instances()))
-def test_proven_ratio_on_adversarial_instances(name, n, k, edges):
+def test_each_procedure_keeps_its_bound_on_adversarial_instances(name, n, k, edges):
     W = np.zeros((n, n))
     for i, j, w in edges:
         W[i, j] = W[j, i] = w
-    opt = brute_force_dks(W, k)
-    weight = induced_weight(W, fpk_matrix(W, k))
-    assert weight >= proven_fpk_ratio(n, k) * opt - 1e-12
+    _, opt = naive_optimum(W, k)
     proposals = fpk_procedures(W, k)
-    assert induced_weight(W, proposals["heaviest_edges"]) >= float(procedure_1_bound(n, k)) * opt - 1e-12
-    assert induced_weight(W, proposals["highest_degrees"]) >= float(procedure_2_bound(n, k)) * opt - 1e-12
-
-
-# --- the networkx front end ----------------------------------------------------------------
-
-def graph_from_matrix(W, labels, weight="weight"):
-    G = nx.Graph()
-    G.add_nodes_from(labels)
-    n = len(labels)
-    for i in range(n):
-        for j in range(i + 1, n):
-            if W[i, j] != 0:
-                G.add_edge(labels[i], labels[j], **{weight: float(W[i, j])})
-    return G
-
-
-LABEL_SETS = {
-    "ints": lambda n: list(range(n)),
-    "strings": lambda n: [f"worker-{c}" for c in "qwertyuiopasdfghjkl"[:n]],
-    "tuples": lambda n: [(i % 3, "x" * i) for i in range(n)],
-    "mixed": lambda n: [("t", i) if i % 3 == 0 else (f"s{i}" if i % 3 == 1 else 1000 - i) for i in range(n)],
-}
-
-
-@pytest.mark.parametrize("label_kind", list(LABEL_SETS))
-def test_networkx_equals_matrix_path_with_any_labels(label_kind):
-    rng = np.random.default_rng(100 + list(LABEL_SETS).index(label_kind))
-    for _ in range(25):
-        n = int(rng.integers(1, 10))
-        k = int(rng.integers(1, n + 1))
-        W = random_weights(rng, n, KINDS[int(rng.integers(len(KINDS)))])
-        labels = LABEL_SETS[label_kind](n)
-        G = graph_from_matrix(W, labels)
-        chosen = fpk(G, k)
-        assert isinstance(chosen, set) and len(chosen) == k and chosen <= set(labels)
-        assert chosen == {labels[i] for i in fpk_matrix(W, k)}
-        index = [labels.index(v) for v in chosen]
-        assert G.subgraph(chosen).size(weight="weight") == pytest.approx(induced_weight(W, index), abs=1e-12)
-        assert G.subgraph(chosen).size(weight="weight") >= \
-            proven_fpk_ratio(n, k) * brute_force_dks(W, k) * (1 - 1e-12) - 1e-12
-        assert fpk(G, k) == chosen  # deterministic
-
-
-def test_missing_weight_counts_one():
-    rng = np.random.default_rng(6)
-    for _ in range(40):
-        n = int(rng.integers(3, 10))
-        k = int(rng.integers(1, n + 1))
-        W = np.zeros((n, n))
-        G = nx.Graph()
-        G.add_nodes_from(range(n))
-        for i, j in itertools.combinations(range(n), 2):
-            r = rng.random()
-            if r < 0.3:
-                G.add_edge(i, j)  # no weight attribute: weight 1
-                W[i, j] = W[j, i] = 1.0
-            elif r < 0.7:
-                w = float(rng.integers(0, 5))
-                G.add_edge(i, j, weight=w)
-                W[i, j] = W[j, i] = w
-        assert fpk(G, k) == set(fpk_matrix(W, k).tolist())
-
-
-def test_custom_weight_attribute_and_self_loops():
-    G = nx.Graph()
-    G.add_nodes_from("abcd")
-    G.add_edge("a", "b", cost=10.0, weight=1.0)
-    G.add_edge("c", "d", cost=1.0, weight=10.0)
-    assert fpk(G, 2, weight="cost") == {"a", "b"}
-    assert fpk(G, 2) == {"c", "d"}
-    G.add_edge("a", "a", weight=1000.0)
-    G.add_edge("b", "b")
-    assert fpk(G, 2) == {"c", "d"}
-
-
-def test_large_sparse_graph_takes_the_sparse_path_and_agrees_with_dense():
-    G = nx.gnm_random_graph(1000, 2500, seed=3)
-    rng = np.random.default_rng(3)
-    for u, v in G.edges:
-        G[u][v]["weight"] = float(rng.integers(1, 9)) / 8.0
-    G = nx.relabel_nodes(G, {v: f"n{v}" for v in G})
-    assert use_sparse(G)
-    nodes = list(G.nodes)
-    W = nx.to_numpy_array(G, nodelist=nodes)
-    assert fpk(G, 20) == {nodes[i] for i in fpk_matrix(W, 20)}
-
-
-def test_networkx_validation():
-    path = nx.path_graph(4)
-    with pytest.raises(InvalidParameterError, match="undirected"):
-        fpk(nx.DiGraph(path), 2)
-    multi = nx.MultiGraph(path)
-    multi.add_edge(0, 1)
-    with pytest.raises(InvalidParameterError, match="multigraph"):
-        fpk(multi, 2)
-    negative = nx.Graph(path)
-    negative[1][2]["weight"] = -0.5
-    with pytest.raises(InvalidParameterError, match=r"'weight' must be non-negative"):
-        fpk(negative, 2)
-    infinite = nx.Graph(path)
-    infinite[1][2]["weight"] = float("inf")
-    with pytest.raises(InvalidParameterError, match="finite"):
-        fpk(infinite, 2)
-    with pytest.raises(InvalidParameterError, match=r"k=5 must satisfy 1 <= k <= 4"):
-        fpk(path, 5)
-    with pytest.raises(InvalidParameterError, match=r"k=0 must satisfy 1 <= k <= 4"):
-        fpk(path, 0)
-    with pytest.raises(TypeError, match="k must be an integer"):
-        fpk(path, 2.0)
-    with pytest.raises(TypeError, match="networkx.Graph"):
-        fpk(np.ones((3, 3)), 2)
-    with pytest.raises(ValueError):  # the errors are ValueErrors, as documented
-        fpk(nx.DiGraph(path), 2)
-
-
-def test_docstring_examples():
-    failures, attempted = doctest.testmod(fpk_module, verbose=False, report=False)
-    assert attempted >= 10
-    assert failures == 0
+    assert naive_weight(W, proposals["heaviest_edges"]) >= float(procedure_1_bound(n, k)) * opt - 1e-12
+    assert naive_weight(W, proposals["highest_degrees"]) >= float(procedure_2_bound(n, k)) * opt - 1e-12

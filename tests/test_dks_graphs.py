@@ -1,10 +1,11 @@
-"""Graph generators and readers for the DkS benchmark."""
+"""Graph generators and readers for the DkS benchmark (fullbandit.experiments.graphs)."""
 
 import networkx as nx
 import numpy as np
 import pytest
 
-from fullbandit.dks.graphs import GENERATORS, bandit_design_matrix, make_graph, read_graph
+from fullbandit._validation import InvalidParameterError
+from fullbandit.experiments.graphs import GENERATORS, bandit_design_matrix, make_graph, read_graph
 from fullbandit.qp import dks_weights
 
 
@@ -60,18 +61,60 @@ def test_read_edge_list_graphml_and_npy(tmp_path):
     assert nx.to_numpy_array(read_graph(tmp_path / "w.npy"), nodelist=range(3)).tolist() == W.tolist()
 
 
-def test_bad_graph_inputs(tmp_path):
-    with pytest.raises(ValueError, match="graph='nope' is not one of the allowed values"):
+def test_unknown_generator_and_missing_file():
+    with pytest.raises(InvalidParameterError, match="graph='nope' is not one of the allowed values"):
         make_graph("nope")
     with pytest.raises(FileNotFoundError, match="does not exist"):
-        read_graph(tmp_path / "missing.txt")
-    (tmp_path / "bad.txt").write_text("a b c d\n")
-    with pytest.raises(ValueError, match="bad.txt:1: expected 'u v \\[weight\\]'"):
-        read_graph(tmp_path / "bad.txt")
-    np.save(tmp_path / "asym.npy", np.array([[0, 1], [2, 0]], dtype=float))
-    with pytest.raises(ValueError, match="symmetric square matrix"):
-        read_graph(tmp_path / "asym.npy")
-    D = nx.DiGraph([(0, 1)])
-    nx.write_graphml(D, tmp_path / "d.graphml")
-    with pytest.raises(ValueError, match="directed"):
-        read_graph(tmp_path / "d.graphml")
+        read_graph("/nonexistent/missing.txt")
+
+
+GRAPHML_HEAD = '<?xml version="1.0"?><graphml xmlns="http://graphml.graphdrawing.org/xmlns">'
+
+
+def graphml(weight_type: str, weight: str, direction: str = "undirected") -> str:
+    """One edge a-b whose weight has GraphML type ``weight_type`` and text ``weight``."""
+    return (GRAPHML_HEAD + f'<key id="w" for="edge" attr.name="weight" attr.type="{weight_type}"/>'
+            f'<graph edgedefault="{direction}"><node id="a"/><node id="b"/>'
+            f'<edge source="a" target="b"><data key="w">{weight}</data></edge></graph></graphml>')
+
+
+def bad_files():
+    """(file name, content: str, bytes or a matrix, message pattern), each a one-line InvalidParameterError."""
+    yield "fields.txt", "a b 1\na b c d\n", r"fields.txt:2: expected 'u v \[weight\]', got 'a b c d'"
+    yield "weight.txt", "# header\na b 1\nb c heavy\n", r"weight.txt:3: the weight 'heavy' is not a number"
+    yield "comments.txt", "# nothing but\n\n  # comments\n", r"'.*comments.txt' holds an empty graph \(no nodes\)"
+    yield "binary.txt", b"\xff\xfe\x00a b", r"binary.txt is not a text edge list"
+    yield "broken.graphml", "<graphml><graph", r"broken.graphml is not a valid GraphML file"
+    yield "typed.graphml", graphml("double", "heavy"), r"typed.graphml is not a valid GraphML file"
+    yield "text.graphml", graphml("string", "heavy"), r"text.graphml: edge \('a', 'b'\): the weight 'heavy' is not"
+    yield "directed.graphml", graphml("double", "1.0", "directed"), r"directed.graphml holds a directed graph"
+    yield "nodes.graphml", GRAPHML_HEAD + '<graph edgedefault="undirected"></graph></graphml>', r"an empty graph"
+    yield "asymmetric.npy", np.array([[0, 1], [2, 0]], dtype=float), r"asymmetric.npy must be symmetric"
+    yield "negative.npy", -np.ones((2, 2)), r"negative.npy must be non-negative off the diagonal"
+    yield "empty.npy", np.zeros((0, 0)), r"holds an empty graph \(no nodes\)"
+    yield "objects.npy", np.array([{"a": 1}], dtype=object), r"objects.npy is not a valid .npy file"
+
+
+@pytest.mark.parametrize("name, content, pattern", list(bad_files()), ids=[case[0] for case in bad_files()])
+def test_bad_files_give_one_line_errors_naming_the_file(tmp_path, name, content, pattern):
+    path = tmp_path / name
+    if isinstance(content, np.ndarray):
+        np.save(path, content, allow_pickle=True)
+    elif isinstance(content, bytes):
+        path.write_bytes(content)
+    else:
+        path.write_text(content)
+    with pytest.raises(InvalidParameterError, match=pattern) as raised:
+        read_graph(path)
+    assert "\n" not in str(raised.value)
+
+
+def test_a_directory_is_not_a_graph_file(tmp_path):
+    with pytest.raises(InvalidParameterError, match="cannot read graph file"):
+        read_graph(tmp_path)
+
+
+def test_graphml_numeric_text_weights_become_numbers(tmp_path):
+    path = tmp_path / "g.graphml"
+    path.write_text(graphml("string", "2.5"))
+    assert read_graph(path)["a"]["b"]["weight"] == 2.5

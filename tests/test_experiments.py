@@ -1,18 +1,19 @@
 """The experiment runner: backend-independent results, resumable files, plots."""
 
 import math
+import signal
 from functools import partial
 
 import numpy as np
 import pandas as pd
 import pytest
+from experiment_factories import failing_instance, regret_metric, saqm, two_level_instance
 from scipy import stats
 
+from fullbandit._validation import InvalidParameterError
 from fullbandit.experiments import Factory, Grid, run_grid
 from fullbandit.experiments.plots import mean_with_band, plot_error_rates, plot_metric, wilson_interval
 from fullbandit.experiments.store import ResultStore
-
-from experiment_factories import failing_instance, regret_metric, saqm, two_level_instance
 
 SEEDS = 6
 
@@ -93,7 +94,8 @@ def test_a_cut_last_line_is_dropped_and_rerun(tmp_path):
     complete = run_grid(_grid(), out=out, progress=False)
     text = out.read_text()
     out.write_text(text[: text.rstrip("\n").rfind("\n") + 1] + text.rstrip("\n").splitlines()[-1][:25])
-    repaired = run_grid(_grid(), out=out, progress=False)
+    with pytest.warns(UserWarning, match=rf"dropped 1 line cut off by a killed run \(line {len(complete) + 1}"):
+        repaired = run_grid(_grid(), out=out, progress=False)
     assert len(repaired) == len(complete) and repaired["key"].is_unique
     pd.testing.assert_frame_equal(_comparable(repaired), _comparable(complete))
 
@@ -140,7 +142,7 @@ def test_plots_draw_one_line_per_algorithm_and_one_bar_per_algorithm(tmp_path):
     figure, (left, right) = plt.subplots(1, 2)
     plot_metric(frame, "n", "pulls", hue="label", ax=left)
     assert len(left.lines) == 2
-    for line, (label, group) in zip(left.lines, frame.groupby("label")):
+    for line, (_, group) in zip(left.lines, frame.groupby("label"), strict=True):
         assert list(line.get_ydata()) == pytest.approx(list(group.groupby("n")["pulls"].mean()))
     frame.loc[frame.index[:3], "correct"] = False
     plot_error_rates(frame, success="correct", by="label", ax=right)
@@ -160,3 +162,52 @@ def test_missing_values_survive_the_file(tmp_path):
     store.append({"key": "b", "value": 2.5, "metrics": {"x": 1}})
     frame = store.read()
     assert frame["value"].dtype.kind == "f" and np.isnan(frame["value"][0]) and frame["value"][1] == 2.5
+
+
+def test_a_damaged_file_is_refused_before_any_run(tmp_path):
+    out = tmp_path / "results.csv"
+    run_grid(_grid(), out=out, progress=False)
+    lines = out.read_text().splitlines(keepends=True)
+    lines[3] = lines[3].replace('"{', '"[', 1)  # garbage in the metrics of line 4
+    out.write_text("".join(lines))
+    flag = tmp_path / "calls"
+    flag.write_text("")  # failing_instance counts its calls here (and never reaches its 6th)
+    grid = Grid(_grid().algorithms, {"two-level": Factory(partial(failing_instance, fail_flag=str(flag)),
+                                                          {"n": [4, 5], "separation": [0.3]})},
+                seeds=SEEDS, metrics=regret_metric)
+    with pytest.raises(InvalidParameterError, match=r"results.csv has 1 damaged line: line 4: column 'metrics'"):
+        run_grid(grid, out=out, progress=False)
+    assert flag.read_text() == ""  # no instance was built
+    assert out.read_text() == "".join(lines)
+
+
+def test_a_sweep_mixing_numbers_and_words_is_refused_when_stored(tmp_path):
+    grid = Grid({"saqm": Factory(saqm, {"epsilon": [0.0, "auto", None]})},
+                {"two-level": Factory(two_level_instance, {"n": [4], "separation": [0.3]})}, seeds=1)
+    with pytest.raises(InvalidParameterError, match=r"swept parameter 'epsilon' mixes number and text values"):
+        run_grid(grid, out=tmp_path / "r.csv", progress=False)
+    assert not (tmp_path / "r.csv").exists()
+
+
+def test_sigterm_handler_is_installed_only_while_the_grid_runs():
+    seen = []
+
+    def saqm_noting_the_handler(problem, seed):
+        seen.append(signal.getsignal(signal.SIGTERM))
+        return saqm(problem, seed)
+
+    grid = Grid({"saqm": Factory(saqm_noting_the_handler)},
+                {"two-level": Factory(two_level_instance, {"n": [4], "separation": [0.3]})}, seeds=1)
+    assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    run_grid(grid, progress=False)
+    assert seen and seen[0] is not signal.SIG_DFL and signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    # A handler installed by the caller is left alone.
+    def own_handler(signum, frame):
+        pass
+    previous = signal.signal(signal.SIGTERM, own_handler)
+    try:
+        seen.clear()
+        run_grid(grid, progress=False)
+        assert seen == [own_handler] and signal.getsignal(signal.SIGTERM) is own_handler
+    finally:
+        signal.signal(signal.SIGTERM, previous)

@@ -2,13 +2,32 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from pathlib import Path
 
-from fullbandit._validation import check_int
+from fullbandit._validation import InvalidParameterError, check_int
+
+__all__ = ["add_parser", "run"]
 
 
 def add_parser(commands) -> None:
-    """Add the sub-command to ``commands`` (an argparse sub-parsers object)."""
+    """Add the sub-command to ``commands`` (an argparse sub-parsers object).
+
+    Parameters
+    ----------
+    commands : argparse._SubParsersAction
+        What ``ArgumentParser.add_subparsers`` returned.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="fullbandit")
+    >>> add_parser(parser.add_subparsers(dest="command"))
+    >>> args = parser.parse_args(["bench", "dks", "--runs", "2", "--out", "results"])
+    >>> args.name, args.runs, args.jobs, args.out
+    ('dks', 2, 1, 'results')
+    """
     parser = commands.add_parser(
         "bench", help="run a named benchmark suite and write its CSV and PNG",
         description="Run a named suite through the experiment runner. Results are appended to "
@@ -22,8 +41,92 @@ def add_parser(commands) -> None:
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
 
 
+def output_folder(out: str, files: tuple[str, ...] = ()) -> Path:
+    """The ``--out`` folder, created if need be, once it is known to take the output ``files``.
+
+    Called before any run starts, so an unusable folder costs nothing.
+
+    Parameters
+    ----------
+    out : str
+        The folder given to ``--out``.
+    files : tuple of str
+        Names of the files that will be written in it.
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``out`` is a file, cannot be created, cannot be written in, or one of
+        ``files`` exists there as a folder or read-only; the message names ``--out`` and
+        the path.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = output_folder(str(Path(tempfile.mkdtemp()) / "new" / "results"))
+    >>> folder.is_dir()
+    True
+    >>> output_folder(__file__)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    fullbandit._validation.InvalidParameterError: --out=...bench.py' is a file, not a folder...
+    """
+    folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        raise InvalidParameterError(f"--out={out!r} is a file, not a folder; give the folder for the results")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise InvalidParameterError(f"--out={out!r}: cannot create this folder ({error.strerror or error})") from None
+    try:
+        # Writing is the only test that holds for read-only file systems, ACLs and root alike.
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as error:
+        raise InvalidParameterError(f"--out={out!r}: cannot write in this folder ({error.strerror or error})") from None
+    for name in files:
+        path = folder / name
+        if path.is_dir() or (path.exists() and not os.access(path, os.W_OK)):
+            raise InvalidParameterError(
+                f"--out={out!r}: {path} exists and cannot be written (a folder, or read-only); "
+                "remove it or give another folder")
+    return folder
+
+
 def run(args) -> int:
-    """Carry out ``fullbandit bench`` with the parsed ``args``; return the exit status."""
+    """Carry out ``fullbandit bench`` with the parsed ``args``; return the exit status.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        Options parsed by the parser :func:`add_parser` builds.
+
+    Returns
+    -------
+    int
+        0 on success.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the suite is unknown, ``--runs`` or ``--jobs`` is below 1, or ``--out`` is
+        unusable (before any run starts); :func:`fullbandit.cli.main` prints it as one
+        line and exits with status 2.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser(prog="fullbandit")
+    >>> add_parser(parser.add_subparsers(dest="command"))
+    >>> status = run(parser.parse_args(["bench", "--list"]))  # doctest: +ELLIPSIS
+    saqm-support ...
+    >>> status
+    0
+    """
     from fullbandit.experiments import run_grid
     from fullbandit.experiments.suites import SUITES, get_suite
     get_suite("dks")  # registers every suite
@@ -35,8 +138,7 @@ def run(args) -> int:
     runs = suite.default_runs if args.runs is None else check_int("runs", args.runs, low=1)
     jobs = check_int("jobs", args.jobs, low=1)
     backend = "dask" if args.scheduler else ("processes" if jobs > 1 else "sequential")
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_folder(args.out, (f"{suite.name}.csv", f"{suite.name}.png"))
     frame = run_grid(suite.build(runs), backend=backend, jobs=jobs, scheduler=args.scheduler,
                      out=out / f"{suite.name}.csv", progress=False if args.no_progress else None)
     suite.plot(frame, out / f"{suite.name}.png")

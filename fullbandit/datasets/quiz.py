@@ -27,6 +27,7 @@ from __future__ import annotations
 import csv
 import functools
 import json
+import numbers
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -66,6 +67,9 @@ LICENSE_URL = "https://creativecommons.org/licenses/by/4.0/"
 # CC BY asks that changes be indicated; this is the only one made to the published data.
 CHANGES = "each answer graded against the published truth into a 0/1 correctness matrix"
 
+# Raw answer cells that stand for "no answer" (compared stripped and in lower case).
+MISSING_MARKERS = frozenset({"", "nan", "na", "n/a", "null", "none", "-1"})
+
 _EMBEDDED_PACKAGE = "fullbandit.datasets"
 _EMBEDDED_FOLDER = "embedded"
 
@@ -82,9 +86,20 @@ class QuizData:
         Worker identifiers, one per column of ``correct``.
     question_ids : tuple of str
         Question identifiers, one per row of ``correct``.
-    correct : numpy.ndarray of bool, shape (n_questions, n_workers)
-        ``correct[q, w]`` is true when worker ``w`` answered question ``q`` correctly.
-        Stored as a read-only copy so a shared (cached) instance cannot be altered.
+    correct : array_like of bool or 0/1, shape (n_questions, n_workers)
+        ``correct[q, w]`` is true (or 1) when worker ``w`` answered question ``q``
+        correctly, false (or 0) otherwise.  Stored as a read-only boolean copy so a
+        shared (cached) instance cannot be altered.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``correct`` is not a two-dimensional table with one row per question id and
+        one column per worker id, or if any entry is not a boolean, 0 or 1: a NaN, a
+        ``-1``, a masked entry or a string (even ``"0"``) is refused with its position,
+        as :class:`fullbandit.environments.Replay` does, because casting it to bool
+        would count a missing answer as a correct one.  Grade missing answers
+        explicitly (usually as 0, incorrect) before building the table.
 
     Notes
     -----
@@ -104,6 +119,13 @@ class QuizData:
     [1.0, 0.5]
     >>> data.best_team(1)
     (0,)
+
+    Entries must be booleans or 0/1; a missing answer is refused, not counted as correct:
+
+    >>> QuizData("toy", ("a", "b"), ("q1", "q2"), [[1, 0], [1, float("nan")]])  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    fullbandit._validation.InvalidParameterError: correct must hold only 0/1 ... nan at correct[1, 1] ...
     """
 
     name: str
@@ -114,14 +136,14 @@ class QuizData:
     def __post_init__(self) -> None:
         worker_ids = tuple(str(w) for w in self.worker_ids)
         question_ids = tuple(str(q) for q in self.question_ids)
-        correct = np.array(self.correct, dtype=bool, copy=True)
-        if correct.ndim != 2:
+        table = _as_table(self.correct, "correct")
+        if table.shape != (len(question_ids), len(worker_ids)):
             raise InvalidParameterError(
-                f"correct must be two-dimensional (questions x workers), got shape {correct.shape}")
-        if correct.shape != (len(question_ids), len(worker_ids)):
-            raise InvalidParameterError(
-                f"correct has shape {correct.shape} but there are {len(question_ids)} "
+                f"correct has shape {table.shape} but there are {len(question_ids)} "
                 f"question_ids and {len(worker_ids)} worker_ids")
+        correct = _check_correctness(
+            table, "correct",
+            lambda q, w: f"correct[{q}, {w}] (question {question_ids[q]!r}, worker {worker_ids[w]!r})")
         correct.flags.writeable = False
         # Frozen dataclass: normalised values have to be set through object.__setattr__.
         object.__setattr__(self, "worker_ids", worker_ids)
@@ -136,21 +158,39 @@ class QuizData:
                 and self.question_ids == other.question_ids
                 and np.array_equal(self.correct, other.correct))
 
-    __hash__ = None  # equality looks at the matrix, which is not hashable
+    __hash__ = None  # type: ignore[assignment]  # equality looks at the matrix, which is not hashable
 
     @property
     def n_workers(self) -> int:
-        """Number of workers (columns)."""
+        """Number of workers (columns).
+
+        Examples
+        --------
+        >>> QuizData("toy", ("a", "b", "c"), ("q1",), [[1, 0, 1]]).n_workers
+        3
+        """
         return self.correct.shape[1]
 
     @property
     def n_questions(self) -> int:
-        """Number of questions (rows)."""
+        """Number of questions (rows).
+
+        Examples
+        --------
+        >>> QuizData("toy", ("a", "b", "c"), ("q1",), [[1, 0, 1]]).n_questions
+        1
+        """
         return self.correct.shape[0]
 
     @property
     def accuracies(self) -> np.ndarray:
-        """Fraction of questions each worker answered correctly, shape ``(n_workers,)``."""
+        """Fraction of questions each worker answered correctly, shape ``(n_workers,)``.
+
+        Examples
+        --------
+        >>> QuizData("toy", ("a", "b"), ("q1", "q2"), [[1, 0], [1, 1]]).accuracies.tolist()
+        [1.0, 0.5]
+        """
         return self.correct.mean(axis=0)
 
     def best_team(self, k) -> tuple[int, ...]:
@@ -173,6 +213,12 @@ class QuizData:
             If ``k`` is outside ``1 <= k < n_workers``.
         TypeError
             If ``k`` is not an integer.
+
+        Examples
+        --------
+        >>> data = QuizData("toy", ("a", "b", "c"), ("q1", "q2"), [[1, 1, 0], [0, 1, 1]])
+        >>> data.best_team(2)  # workers a and c tie at 0.5; the lower index wins
+        (0, 1)
         """
         k = check_k(k, self.n_workers)
         # Rank on integer counts, not float accuracies, so equal scores tie exactly.
@@ -193,7 +239,10 @@ def load_quiz(folder, name: str | None = None) -> QuizData:
 
     Cells are stripped of surrounding whitespace, a trailing empty header column (left
     by a trailing comma) is ignored, and blank lines are skipped.  An answer that is
-    empty or missing (a short row) is counted as **incorrect**.
+    empty, missing (a short row) or a missing-value marker (``NaN``, ``NA``, ``N/A``,
+    ``null``, ``None`` or ``-1``, in any case) is counted as **incorrect**; a true
+    answer may not be missing or such a marker, since every missing answer would then
+    match it and count as correct.
 
     Parameters
     ----------
@@ -214,7 +263,9 @@ def load_quiz(folder, name: str | None = None) -> QuizData:
         If the folder or either file does not exist.
     ValueError
         If the files disagree on the number of questions, a header is malformed, a row
-        has more cells than the header, or a question has no true answer.
+        has more cells than the header, or a question has no true answer (its cell in
+        ``truth.csv`` is empty or a missing-value marker); the message names the file
+        and the data row.
 
     See Also
     --------
@@ -226,6 +277,21 @@ def load_quiz(folder, name: str | None = None) -> QuizData:
        Few Experts in Crowdsourcing", CIKM 2017.
     .. [2] Y. Kuroki et al., "Polynomial-time algorithms for multiple-arm identification
        with full-bandit feedback", Neural Computation 32(9), 2020, Table 2.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "answer.csv").write_text("question_id,w1,w2\\n1,A,B\\n2,C,NaN\\n")
+    >>> _ = (folder / "truth.csv").write_text("question_id,truth\\n1,A\\n2,C\\n")
+    >>> data = load_quiz(folder, name="toy")
+    >>> data.correct.astype(int).tolist()  # w2 missed question 2: incorrect
+    [[1, 0], [1, 0]]
+    >>> _ = (folder / "truth.csv").write_text("question_id,truth\\n1,A\\n2,NaN\\n")
+    >>> load_quiz(folder)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: .../truth.csv, data row 2: no true answer (got 'NaN')
     """
     folder = Path(folder)
     if not folder.is_dir():
@@ -249,19 +315,19 @@ def load_quiz(folder, name: str | None = None) -> QuizData:
     worker_ids = tuple(answer_header[1:])
     n_workers = len(worker_ids)
     question_ids, correct_rows = [], []
-    for row_number, (answers, truth_row) in enumerate(zip(answer_rows, truth_rows), start=1):
+    for row_number, (answers, truth_row) in enumerate(zip(answer_rows, truth_rows, strict=True), start=1):
         # Trailing empty cells only echo a trailing comma; real extra answers are an error.
         if any(answers[n_workers + 1:]):
             raise ValueError(
                 f"{answer_path}, data row {row_number}: {len(answers) - 1} cells "
                 f"for {n_workers} workers")
         truth = truth_row[1] if len(truth_row) > 1 else ""
-        if not truth:
-            raise ValueError(f"{truth_path}, data row {row_number}: no true answer")
+        if _is_missing(truth):
+            raise ValueError(f"{truth_path}, data row {row_number}: no true answer (got {truth!r})")
         given = answers[1:n_workers + 1]
         given += [""] * (n_workers - len(given))  # a short row: the rest are missing
         question_ids.append(answers[0])
-        correct_rows.append([answer != "" and answer == truth for answer in given])
+        correct_rows.append([answer == truth for answer in given])  # truth is not missing
 
     if name is None:
         name = _default_name(folder)
@@ -356,6 +422,70 @@ def _dataset_key(name) -> str:
         f"dataset={name!r} is not one of the allowed values: {', '.join(map(repr, DATASETS))}")
 
 
+def _is_missing(cell: str) -> bool:
+    """Whether a raw answer cell marks a missing answer rather than giving one."""
+    return cell.strip().lower() in MISSING_MARKERS
+
+
+def _as_table(values, name: str) -> np.ndarray:
+    """``values`` as a two-dimensional array (a masked array keeps its mask), or raise."""
+    try:
+        table = values if np.ma.isMaskedArray(values) else np.asarray(values)
+    except ValueError:  # numpy refuses ragged nested lists
+        raise InvalidParameterError(f"{name} must be a rectangular table: its rows differ in length") from None
+    if table.ndim != 2:
+        raise InvalidParameterError(
+            f"{name} must be two-dimensional (questions x workers), got shape {table.shape}")
+    return table
+
+
+def _check_correctness(table: np.ndarray, name: str, where) -> np.ndarray:
+    """A boolean copy of the 0/1 ``table``, or raise naming the first entry that is not 0/1.
+
+    Only booleans and the numbers 0 and 1 are accepted (the rule of
+    :class:`fullbandit.environments.Replay`): a NaN, -1, masked or text entry usually
+    stands for a missing answer, and a cast to bool would count it as a correct one.
+    ``where(row, column)`` says where an entry is, for the message.
+    """
+    if np.ma.isMaskedArray(table):
+        masked = np.ma.getmaskarray(table)
+        if masked.any():
+            row, column = np.argwhere(masked)[0]
+            raise InvalidParameterError(
+                f"{name} has {_entries(int(masked.sum()))} masked (missing), the first at {where(row, column)}. "
+                f"{_GRADE_MISSING}")
+        table = np.ma.getdata(table)
+    valid = _zero_or_one(table)
+    if not valid.all():
+        row, column = np.argwhere(~valid)[0]
+        value = table[row, column]
+        value = value.item() if isinstance(value, np.generic) else value
+        raise InvalidParameterError(
+            f"{name} must hold only 0/1 (or boolean) entries, but {_entries(int((~valid).sum()))} "
+            f"{'does' if (~valid).sum() == 1 else 'do'} not: {value!r} at {where(row, column)}. {_GRADE_MISSING}")
+    return table.astype(bool)
+
+
+_GRADE_MISSING = "Grade missing answers explicitly (usually 0, incorrect) before building the table."
+
+
+def _entries(count: int) -> str:
+    return f"{count} entry" if count == 1 else f"{count} entries"
+
+
+def _zero_or_one(table: np.ndarray) -> np.ndarray:
+    """Element-wise: is the entry a boolean or a real number equal to 0 or 1 (never a string)?"""
+    if table.dtype.kind in "biuf":
+        return (table == 0) | (table == 1)
+    if table.dtype.kind == "O":
+        return np.vectorize(_is_zero_or_one, otypes=[bool])(table).reshape(table.shape)
+    return np.zeros(table.shape, dtype=bool)  # strings, dates, complex numbers, ...
+
+
+def _is_zero_or_one(value) -> bool:
+    return isinstance(value, (bool, np.bool_, numbers.Real)) and value in (0, 1)
+
+
 def _default_name(folder: Path) -> str:
     by_folder = {source: key for key, source in SOURCE_FOLDERS.items()}
     return by_folder.get(folder.name.upper(), folder.name.lower())
@@ -384,18 +514,29 @@ def _embedded_file(filename: str):
     return resources.files(_EMBEDDED_PACKAGE).joinpath(_EMBEDDED_FOLDER, filename)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _load_embedded(key: str) -> QuizData:
+    filename = f"embedded table {key}.csv"
+    rerun = "reinstall the package or rerun datasets/derive_quiz_tables.py"
     text = _embedded_file(f"{key}.csv").read_text(encoding="utf-8")
     rows = list(csv.reader(text.splitlines()))
     header, body = rows[0], rows[1:]
-    values = [row[1:] for row in body]
-    if any(len(row) != len(header) - 1 or set(row) - {"0", "1"} for row in values):
-        raise ValueError(f"embedded table {key}.csv is corrupt; rerun datasets/derive_quiz_tables.py")
-    return QuizData(name=key, worker_ids=tuple(header[1:]),
-                    question_ids=tuple(row[0] for row in body),
-                    correct=np.array([[cell == "1" for cell in row] for row in values],
-                                     dtype=bool).reshape(len(body), -1))
+    worker_ids, question_ids = tuple(header[1:]), tuple(row[0] if row else "" for row in body)
+    for line, row in enumerate(body, start=2):
+        if len(row) != len(header):
+            raise InvalidParameterError(
+                f"{filename} is corrupt: line {line} has {len(row)} fields, the header {len(header)}; {rerun}")
+    # Only the text "0" and "1" become numbers: anything else stays text and is reported.
+    cells = np.array([[_CELL_VALUES.get(cell, cell) for cell in row[1:]] for row in body],
+                     dtype=object).reshape(len(body), len(worker_ids))
+    correct = _check_correctness(
+        cells, filename,
+        lambda q, w: (f"line {q + 2}, column {w + 2} (question {question_ids[q]!r}, worker {worker_ids[w]!r}); "
+                      f"{rerun}"))
+    return QuizData(name=key, worker_ids=worker_ids, question_ids=question_ids, correct=correct)
+
+
+_CELL_VALUES = {"0": 0, "1": 1}
 
 
 @functools.lru_cache(maxsize=1)

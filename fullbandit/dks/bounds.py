@@ -32,9 +32,10 @@ import warnings
 from collections.abc import Iterable, Mapping
 
 import numpy as np
+import scipy.sparse as sp
 
 from fullbandit._validation import InvalidParameterError, check_choice, check_int, check_real
-from fullbandit.dks._graph import check_graph, check_weight_matrix, is_sparse, sparse_weights
+from fullbandit.dks.weights import WeightMatrix, check_graph, check_weight_matrix, graph_weights
 
 __all__ = ["spectral_bound", "degree_bound", "edge_bound", "sdp_bound", "bound", "bound_matrix",
            "certified_ratio", "BOUNDS", "SDP_MAX_N", "SDP_AUTO_MAX_N"]
@@ -52,36 +53,9 @@ _CLARABEL_MAX_N = 25  # default SDP solver: Clarabel (accurate) up to here, SCS 
 
 # --- input handling --------------------------------------------------------------------------
 
-def _weights(W, k):
-    """Validated ``(W, k)``: a zero-diagonal float ndarray copy or a zero-diagonal CSR array.
-
-    Dense input goes through :func:`fullbandit.dks._graph.check_weight_matrix`; sparse input
-    gets the same checks here (square, finite, symmetric, non-negative off the diagonal).
-    """
-    if is_sparse(W):
-        import scipy.sparse as sparse
-        if len(W.shape) != 2 or W.shape[0] != W.shape[1]:
-            raise InvalidParameterError(f"W must be a square matrix, got shape {W.shape}")
-        coo = sparse.coo_array(W, dtype=float)
-        off = coo.row != coo.col
-        data, row, col = coo.data[off], coo.row[off], coo.col[off]
-        if not np.all(np.isfinite(data)):
-            raise InvalidParameterError("W must contain only finite weights")
-        if np.any(data < 0):
-            raise InvalidParameterError("W must have non-negative off-diagonal weights for densest-k-subgraph")
-        n = W.shape[0]
-        csr = sparse.csr_array((data, (row, col)), shape=(n, n))
-        csr.sum_duplicates()
-        csr.eliminate_zeros()
-        scale = float(csr.data.max(initial=0.0))
-        if csr.nnz and abs(csr - csr.T).max() > 1e-10 * scale:
-            raise InvalidParameterError("W must be symmetric (an undirected graph)")
-        k = check_int("k", k, low=1, high=n)
-        return csr, k
-    W, k = check_weight_matrix(W, k)
-    W = np.array(W, dtype=float, copy=True)
-    np.fill_diagonal(W, 0.0)
-    return W, k
+def _validated(W, k) -> tuple[WeightMatrix, int]:
+    weights = check_weight_matrix(W)
+    return weights, check_int("k", k, low=1, high=weights.n)
 
 
 def _round_up(value: float, terms: int) -> float:
@@ -91,7 +65,7 @@ def _round_up(value: float, terms: int) -> float:
 
 def _max_degree_terms(W) -> int:
     """The largest number of non-zero entries in a row: the length of each degree sum."""
-    if is_sparse(W):
+    if sp.issparse(W):
         return int(np.diff(W.indptr).max(initial=0))
     return int(np.count_nonzero(W, axis=1).max(initial=0))
 
@@ -107,7 +81,7 @@ def spectral_bound(W, k: int) -> float:
 
     Parameters
     ----------
-    W : array_like or scipy sparse matrix of shape (n, n)
+    W : array_like, scipy sparse matrix or WeightMatrix of shape (n, n)
         Symmetric, non-negative off the diagonal (the diagonal is ignored).
     k : int
         Subset size, ``1 <= k <= n``.
@@ -171,7 +145,8 @@ def spectral_bound(W, k: int) -> float:
     >>> round(spectral_bound(K4, 4), 9)    # OPT = 6 edges, tight
     6.0
     """
-    W, k = _weights(W, k)
+    weights, k = _validated(W, k)
+    W = weights.matrix
     if k == 1:
         return 0.0
     return _round_up(k * _lambda_max_upper(W) / 2.0, 2)
@@ -179,13 +154,12 @@ def spectral_bound(W, k: int) -> float:
 
 def _lambda_max_upper(W) -> float:
     """A certified upper bound on ``lambda_max`` of a validated zero-diagonal non-negative ``W``."""
-    import scipy.sparse as sparse
     from scipy.sparse.csgraph import connected_components
 
     n = W.shape[0]
     if n == 0:
         return 0.0
-    A = W if is_sparse(W) else sparse.csr_array(W)
+    A = W if sp.issparse(W) else sp.csr_array(W)
     if A.nnz == 0:
         return 0.0
     count, labels = connected_components(A, directed=False)
@@ -196,7 +170,7 @@ def _lambda_max_upper(W) -> float:
         members = order[starts[c]:starts[c + 1]]
         if members.size < 2:
             continue
-        block = A[members][:, members] if is_sparse(W) else W[np.ix_(members, members)]
+        block = A[members][:, members] if sp.issparse(W) else W[np.ix_(members, members)]
         best = max(best, _component_lambda_upper(block))
     return best
 
@@ -230,7 +204,7 @@ def _component_lambda_upper(B) -> float:
     #    v = (lam I - B)^{-1} 1 for lam slightly above theta. If lam > lambda_max, lam I - B
     #    is a non-singular M-matrix, so v >= 1/lam > 0 entrywise and B v = lam v - 1 < lam v.
     #    Only the final Collatz-Wielandt check on the computed v is relied upon.
-    if is_sparse(B) and B.shape[0] > _SPARSE_SOLVE_MAX_N:
+    if sp.issparse(B) and B.shape[0] > _SPARSE_SOLVE_MAX_N:
         return best
     for delta in (1e-10, 1e-7, 1e-4, 1e-2):
         target = theta * (1.0 + delta) + 1e-300
@@ -257,12 +231,11 @@ def _shifted_solve(B, target):
     """``(target I - B)^{-1} 1`` (dense LAPACK or sparse LU), or ``None`` if the solve fails."""
     m = B.shape[0]
     try:
-        if is_sparse(B):
-            import scipy.sparse as sparse
+        if sp.issparse(B):
             from scipy.sparse.linalg import splu
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                return splu(sparse.csc_matrix(target * sparse.eye(m) - B)).solve(np.ones(m))
+                return splu(sp.csc_matrix(target * sp.eye(m) - B)).solve(np.ones(m))
         return np.linalg.solve(target * np.eye(m) - B, np.ones(m))
     except (np.linalg.LinAlgError, RuntimeError, ValueError):
         return None
@@ -272,7 +245,7 @@ def _perron_guess(B):
     """An approximate top eigenpair ``(theta, v)`` of a component; ``(0, None)`` on failure."""
     m = B.shape[0]
     if m <= _DENSE_EIGEN_MAX_N:
-        dense = B.toarray() if is_sparse(B) else B
+        dense = B.toarray() if sp.issparse(B) else B
         from scipy.linalg import eigh
         values, vectors = eigh(dense, subset_by_index=[m - 1, m - 1])
         return float(values[-1]), vectors[:, -1]
@@ -295,7 +268,7 @@ def degree_bound(W, k: int) -> float:
 
     Parameters
     ----------
-    W : array_like or scipy sparse matrix of shape (n, n)
+    W : array_like, scipy sparse matrix or WeightMatrix of shape (n, n)
         Symmetric, non-negative off the diagonal (the diagonal is ignored).
     k : int
         Subset size, ``1 <= k <= n``.
@@ -321,12 +294,13 @@ def degree_bound(W, k: int) -> float:
     >>> round(degree_bound(star, 3), 9)    # OPT = 2: the centre and two leaves
     2.0
     """
-    W, k = _weights(W, k)
+    weights, k = _validated(W, k)
+    W = weights.matrix
     if k == 1:
         return 0.0
     n = W.shape[0]
     degrees = _row_sums(W)
-    if is_sparse(W):
+    if sp.issparse(W):
         rows = np.repeat(np.arange(n), np.diff(W.indptr))
         order = np.lexsort((-W.data, rows))  # by row, heaviest first within a row
         rank = np.arange(order.size) - W.indptr[rows[order]]
@@ -347,7 +321,7 @@ def edge_bound(W, k: int) -> float:
 
     Parameters
     ----------
-    W : array_like or scipy sparse matrix of shape (n, n)
+    W : array_like, scipy sparse matrix or WeightMatrix of shape (n, n)
         Symmetric, non-negative off the diagonal (the diagonal is ignored).
     k : int
         Subset size, ``1 <= k <= n``.
@@ -370,19 +344,19 @@ def edge_bound(W, k: int) -> float:
     >>> round(edge_bound(K5, 3), 9)        # three edges of weight 1: tight
     3.0
     """
-    W, k = _weights(W, k)
+    weights, k = _validated(W, k)
+    W = weights.matrix
     pairs = math.comb(k, 2)
     if pairs == 0:
         return 0.0
-    if is_sparse(W):
-        import scipy.sparse as sparse
-        weights = sparse.triu(W, k=1, format="csr").data
+    if sp.issparse(W):
+        edges = sp.triu(W, k=1, format="csr").data
     else:
-        weights = W[np.triu_indices(W.shape[0], 1)]
-    weights = weights[weights > 0]
-    if weights.size > pairs:
-        weights = np.partition(weights, weights.size - pairs)[weights.size - pairs:]
-    return _round_up(float(weights.sum()), min(pairs, weights.size))
+        edges = W[np.triu_indices(W.shape[0], 1)]
+    edges = edges[edges > 0]
+    if edges.size > pairs:
+        edges = np.partition(edges, edges.size - pairs)[edges.size - pairs:]
+    return _round_up(float(edges.sum()), min(pairs, edges.size))
 
 
 # --- semidefinite relaxation -------------------------------------------------------------------
@@ -393,7 +367,7 @@ def sdp_bound(W, k: int, solver: str | None = None, *, max_n: int = SDP_MAX_N,
 
     Parameters
     ----------
-    W : array_like or scipy sparse matrix of shape (n, n)
+    W : array_like, scipy sparse matrix or WeightMatrix of shape (n, n)
         Symmetric, non-negative off the diagonal (the diagonal is ignored).
     k : int
         Subset size, ``1 <= k <= n``.
@@ -472,15 +446,14 @@ def sdp_bound(W, k: int, solver: str | None = None, *, max_n: int = SDP_MAX_N,
     >>> 3.0 <= value < 3.0 + 1e-5                           # OPT = 3: the relaxation is tight
     True
     """
-    W, k = _weights(W, k)
-    n = W.shape[0]
+    weights, k = _validated(W, k)
+    n = weights.n
     max_n = check_int("max_n", max_n, low=1)
     if n > max_n:
         raise InvalidParameterError(
             f"sdp_bound on n={n} vertices exceeds max_n={max_n}: the relaxation has an "
             f"(n+1) x (n+1) semidefinite block and O(n^2) constraints; raise max_n to force it")
-    if is_sparse(W):
-        W = W.toarray()
+    W = weights.toarray()
     if k == 1 or not np.any(W > 0):
         return 0.0
     if k == n:  # the relaxation is exact: x = 1 forces X = J
@@ -575,7 +548,7 @@ def bound_matrix(W, k: int, methods: Iterable[str] | str | None = None) -> dict[
 
     Parameters
     ----------
-    W : array_like or scipy sparse matrix of shape (n, n)
+    W : array_like, scipy sparse matrix or WeightMatrix of shape (n, n)
         Symmetric, non-negative off the diagonal (the diagonal is ignored).
     k : int
         Subset size, ``1 <= k <= n``.
@@ -601,8 +574,8 @@ def bound_matrix(W, k: int, methods: Iterable[str] | str | None = None) -> dict[
     >>> {name: round(value, 6) for name, value in bound_matrix(K4, 2, ["edge", "degree"]).items()}
     {'degree': 1.0, 'edge': 1.0}
     """
-    W, k = _weights(W, k)
-    requested = _check_methods(methods, W.shape[0])
+    weights, k = _validated(W, k)
+    requested = _check_methods(methods, weights.n)
     result = {}
     for name in BOUNDS:
         if name not in requested:
@@ -610,13 +583,13 @@ def bound_matrix(W, k: int, methods: Iterable[str] | str | None = None) -> dict[
         if name == "sdp":
             if methods is None:  # included automatically: never let it break the cheap bounds
                 try:
-                    result[name] = sdp_bound(W, k)
+                    result[name] = sdp_bound(weights, k)
                 except (RuntimeError, InvalidParameterError) as failure:
                     warnings.warn(f"sdp bound skipped: {failure}", RuntimeWarning, stacklevel=2)
             else:
-                result[name] = sdp_bound(W, k)
+                result[name] = sdp_bound(weights, k)
         else:
-            result[name] = _CHEAP[name](W, k)
+            result[name] = _CHEAP[name](weights, k)
     return result
 
 
@@ -677,8 +650,8 @@ def bound(G, k: int, weight: str = "weight", methods: Iterable[str] | str | None
     3.0
     """
     k = check_graph(G, k)
-    _, W = sparse_weights(G, weight)
-    return bound_matrix(W, k, methods)
+    _, weights = graph_weights(G, weight, sparse=True)
+    return bound_matrix(weights, k, methods)
 
 
 def certified_ratio(weight: float, bounds: Mapping[str, float] | Iterable[float] | float) -> float:

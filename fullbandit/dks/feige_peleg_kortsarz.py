@@ -1,8 +1,45 @@
 """The Feige-Peleg-Kortsarz combinatorial algorithm for the densest-k-subgraph problem, weighted.
 
-Three simple procedures each propose ``k`` vertices; the heaviest proposal wins. The
-matrix fast path takes a dense ``numpy`` array or a ``scipy.sparse`` matrix; the sparse
-path never builds an ``n x n`` dense array.
+Three simple procedures each propose ``k`` vertices (:func:`fpk_procedures` gives the exact
+rules); the heaviest proposal wins (:data:`FPK`, ``method="fpk"`` of
+:func:`fullbandit.dks.densest_k_subgraph`): the endpoints of the heaviest edges; the
+``ceil(k/2)`` vertices of largest weighted degree plus the ``floor(k/2)`` vertices with most
+weight into them; and, for each vertex ``v``, the ``ceil(k/2)`` vertices with most weight of
+length-2 walks from ``v`` plus the ``floor(k/2)`` vertices with most weight into those.
+Proposals within ``1e-12`` (relative) of the heaviest count as tied and the earliest
+procedure wins (1, then 2, then 3). A sparse matrix is never densified (procedure 3 forms
+``W @ W`` one block of rows at a time). The answer's weight is at least
+:func:`proven_fpk_ratio` times the optimum.
+
+Time: dense ``O(n^omega + n^2 log n)`` (procedure 3 is three matrix products
+``W @ W``, ``W @ P``, ``W @ S`` done in column blocks, plus a selection per vertex);
+sparse ``O(sum_v (|row v of W^2| log n + vol(P_v) + vol(P_v | B_v)) + m log m)`` with
+``vol`` the number of stored entries in the rows of a set.
+
+Differences from the paper's own statement (Feige, Peleg, Kortsarz 2001, Section 3,
+"algorithm A", as reproduced in networkx pull request #1010; the paper is for unweighted
+graphs):
+
+* weighted throughout: weighted degrees, ``W^2`` instead of walk counts, weight into a set
+  instead of a number of neighbours;
+* procedure 1 takes *arbitrary* ``k/2`` edges in the paper; here the heaviest edges,
+  greedily, as long as their endpoints fit in ``k`` vertices (at least ``floor(k/2)`` edges
+  whenever the graph has them; the paper's completion is "arbitrary", here by most weight
+  into the set, ties to the lowest index);
+* procedure 3 in the paper runs on the graph induced on ``V \\ H`` (``H`` of procedure 2)
+  and picks ``B_v`` among the *neighbours of* ``v`` (completing arbitrarily when fewer than
+  ``k`` vertices result); here it runs on the whole graph and picks ``B_v`` among all
+  vertices outside ``P_v``, so it always yields exactly ``k`` vertices;
+* the paper assumes ``k`` even; here ``ceil(k/2)`` for ``H`` and ``P_v`` and
+  ``floor(k/2)`` for the added half;
+* the paper's further procedures (length-3 walks, the ``n^{1/3 - delta}`` refinement) are
+  not implemented, so its ratio is not claimed; :func:`proven_fpk_ratio` is proved for this
+  implementation.
+
+References
+----------
+U. Feige, D. Peleg, G. Kortsarz. The dense k-subgraph problem. Algorithmica 29(3),
+410-421, 2001.
 """
 
 from __future__ import annotations
@@ -11,70 +48,18 @@ import math
 
 import numpy as np
 
-from fullbandit._validation import InvalidParameterError, check_int
-from fullbandit.dks._graph import check_graph, check_weight_matrix, graph_matrix, is_sparse
+from fullbandit._validation import check_int
+from fullbandit.dks.oracle import Oracle
+from fullbandit.dks.weights import WeightMatrix, check_weight_matrix, csr_row_entries
 
-__all__ = ["fpk", "fpk_matrix", "fpk_procedures", "proven_fpk_ratio"]
+__all__ = ["FPK", "PROCEDURES", "fpk_procedures", "proven_fpk_ratio"]
 
 _RELATIVE_TIE = 1e-12  # values within this fraction of the largest compared value are tied
 _BLOCK_ENTRIES = 4_000_000  # entries of one n x b block of the dense procedure 3 (32 MB)
 PROCEDURES = ("heaviest_edges", "highest_degrees", "two_walks")
 
 
-# --- shared helpers (also used by fullbandit.dks.swaps) ------------------------------
-
-def _prepare_matrix(W, k):
-    """Validate ``W`` (dense or sparse) and ``k``; return a symmetric, zero-diagonal float copy.
-
-    Returns ``(W, k, sparse)``: ``W`` is a C-contiguous ``ndarray`` or a ``csr_array`` with
-    sorted indices and no explicit zeros. Exactly symmetric inputs are unchanged; inputs
-    symmetric up to the validator's tolerance are averaged with their transpose.
-    """
-    if is_sparse(W):
-        return (*_prepare_sparse(W, k), True)
-    W, k = check_weight_matrix(W, k)
-    W = np.array(W, dtype=float, order="C", copy=True)
-    np.fill_diagonal(W, 0.0)
-    if not np.array_equal(W, W.T):
-        W = (W + W.T) / 2.0
-    return W, k, False
-
-
-def _prepare_sparse(W, k):
-    import scipy.sparse as sparse
-    if W.ndim != 2 or W.shape[0] != W.shape[1]:
-        raise InvalidParameterError(f"W must be a square matrix, got shape {W.shape}")
-    W = sparse.csr_array(W, dtype=float, copy=True)
-    W.sum_duplicates()
-    if W.nnz and not np.all(np.isfinite(W.data)):
-        raise InvalidParameterError("W must contain only finite weights")
-    scale = max(1.0, float(np.abs(W.data).max(initial=0.0)))
-    excess = abs(W - W.T) - 1e-10 * abs(W.T)  # elementwise numpy.allclose(W, W.T) as in the dense check
-    if excess.nnz and float(excess.max()) > 1e-12 * scale:
-        raise InvalidParameterError("W must be symmetric (an undirected graph)")
-    W = sparse.csr_array(W - sparse.diags_array(W.diagonal()))
-    W.eliminate_zeros()
-    if W.nnz and np.any(W.data < 0):
-        raise InvalidParameterError("W must have non-negative off-diagonal weights for densest-k-subgraph")
-    if (W != W.T).nnz:
-        W = sparse.csr_array((W + W.T) / 2.0)
-    W.sort_indices()
-    k = check_int("k", k, low=1, high=W.shape[0])
-    return W, k
-
-
-def _gather_rows(W, rows):
-    """Stored entries of the rows ``rows`` of a CSR matrix: ``(row position, column, value)``.
-
-    Direct ``indptr`` arithmetic: scipy's fancy row indexing costs ~100 us per call, too
-    much for procedure 3's one call per vertex.
-    """
-    rows = np.asarray(rows, dtype=np.intp)
-    starts, lengths = W.indptr[rows], W.indptr[rows + 1] - W.indptr[rows]
-    owner = np.repeat(np.arange(rows.size), lengths)
-    entries = np.arange(owner.size) + (starts - (np.cumsum(lengths) - lengths))[owner]
-    return owner, W.indices[entries], W.data[entries]
-
+# --- helpers ---------------------------------------------------------------------------------
 
 def _member(members, values, scratch=None) -> np.ndarray:
     """``numpy.isin(values, members)`` via a boolean scratch array of length ``n``.
@@ -91,10 +76,10 @@ def _member(members, values, scratch=None) -> np.ndarray:
 
 
 def _induced(W, vertices, sparse: bool, scratch=None) -> float:
-    """Weight of the edges among ``vertices`` (sorted indices) in a prepared matrix."""
+    """Weight of the edges among ``vertices`` (sorted indices) of a validated matrix."""
     vertices = np.asarray(vertices, dtype=np.intp)
     if sparse:
-        _, columns, values = _gather_rows(W, vertices)
+        _, columns, values = csr_row_entries(W, vertices)
         return float(values[_member(vertices, columns, scratch)].sum() / 2.0)
     return float(W[np.ix_(vertices, vertices)].sum() / 2.0)
 
@@ -155,7 +140,7 @@ class _FirstNearMax:
 def _row_sums(W, rows, sparse: bool):
     """Weight from every vertex into the set ``rows``: ``(indices, values)`` of its non-zeros."""
     if sparse:
-        _, columns, values = _gather_rows(W, rows)
+        _, columns, values = csr_row_entries(W, rows)
         columns, inverse = np.unique(columns, return_inverse=True)
         return columns, np.bincount(inverse, weights=values, minlength=columns.size)
     return np.arange(W.shape[0]), W[np.asarray(rows, dtype=np.intp)].sum(axis=0)
@@ -228,7 +213,7 @@ def _two_walks_candidates(W, k: int, sparse: bool) -> _FirstNearMax:
         if sparse:
             walks = (W[start:stop] @ W).tocsr()  # rows start..stop-1 of W^2
             walks.sort_indices()
-            for offset, v in enumerate(range(start, stop)):
+            for offset in range(stop - start):  # row offset of vertex start + offset
                 row = slice(walks.indptr[offset], walks.indptr[offset + 1])
                 near = _top(walks.indices[row], walks.data[row], half_up, n)
                 indices, into_near = _row_sums(W, near, True)
@@ -266,8 +251,9 @@ def _procedures(W, k: int, sparse: bool) -> dict[str, np.ndarray]:
     }
 
 
-def _fpk(W, k: int, sparse: bool = False) -> np.ndarray:
-    """FPK on a prepared matrix (see :func:`_prepare_matrix`)."""
+def _fpk(weights: WeightMatrix, k: int) -> np.ndarray:
+    """The heaviest of the three proposals, ties to the earliest procedure."""
+    W, sparse = weights.matrix, weights.is_sparse
     best = _FirstNearMax()
     for chosen in _procedures(W, k, sparse).values():
         best.add(_induced(W, chosen, sparse), chosen)
@@ -302,8 +288,8 @@ def fpk_procedures(W, k: int) -> dict[str, np.ndarray]:
 
     Parameters
     ----------
-    W : array_like or scipy.sparse matrix of shape (n, n)
-        Symmetric, non-negative off the diagonal (the diagonal is ignored).
+    W : array_like, scipy sparse matrix or WeightMatrix of shape (n, n)
+        Weights as :func:`~fullbandit.dks.weights.check_weight_matrix` accepts them.
     k : int
         Number of vertices, ``1 <= k <= n``.
 
@@ -330,6 +316,12 @@ def fpk_procedures(W, k: int) -> dict[str, np.ndarray]:
     Hence "most weight into ``S``" ties at 0 and the lowest indices are added.
     Procedures 2 and 3 always give exactly ``k`` vertices (``h + h' = k <= n``).
 
+    References
+    ----------
+    U. Feige, D. Peleg, G. Kortsarz. The dense k-subgraph problem. Algorithmica 29(3),
+    410-421, 2001, Section 3 (procedures 1-3 of "algorithm A", here weighted; see the
+    module docstring for the differences).
+
     Examples
     --------
     >>> import numpy as np
@@ -339,59 +331,9 @@ def fpk_procedures(W, k: int) -> dict[str, np.ndarray]:
     >>> {name: chosen.tolist() for name, chosen in fpk_procedures(W, 3).items()}
     {'heaviest_edges': [0, 1, 2], 'highest_degrees': [2, 3, 4], 'two_walks': [2, 3, 4]}
     """
-    W, k, sparse = _prepare_matrix(W, k)
-    return _procedures(W, k, sparse)
-
-
-def fpk_matrix(W, k: int) -> np.ndarray:
-    """Densest-k-subgraph by Feige-Peleg-Kortsarz on a weight matrix: the matrix fast path.
-
-    Runs the three procedures of :func:`fpk_procedures` and returns the proposal of largest
-    induced weight; weights within ``1e-12`` (relative) of the largest count as tied and
-    the earliest procedure wins (1, then 2, then 3).
-
-    Parameters
-    ----------
-    W : array_like or scipy.sparse matrix of shape (n, n)
-        Symmetric, non-negative off the diagonal (the diagonal is ignored). A sparse matrix
-        is never densified (procedure 3 forms ``W @ W`` one block of rows at a time).
-    k : int
-        Number of vertices, ``1 <= k <= n``.
-
-    Returns
-    -------
-    numpy.ndarray
-        The ``k`` chosen vertex indices, increasing.
-
-    Raises
-    ------
-    ValueError
-        If ``W`` is not square, symmetric, finite and non-negative off the diagonal, or
-        ``k`` is out of range.
-    TypeError
-        If ``k`` is not an integer.
-
-    Notes
-    -----
-    Time: dense ``O(n^omega + n^2 log n)`` (procedure 3 is three matrix products
-    ``W @ W``, ``W @ P``, ``W @ S`` done in column blocks, plus a selection per vertex);
-    sparse ``O(sum_v (|row v of W^2| log n + vol(P_v) + vol(P_v | B_v)) + m log m)``
-    with ``vol`` the number of stored entries in the rows of a set. A ratio it reaches on
-    every instance is :func:`proven_fpk_ratio`.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> W = np.ones((5, 5))
-    >>> W[:3, :3] = 4.0  # a heavy triangle on 0, 1, 2
-    >>> fpk_matrix(W, 3).tolist()
-    [0, 1, 2]
-    >>> import scipy.sparse as sp
-    >>> fpk_matrix(sp.csr_array(W), 3).tolist()
-    [0, 1, 2]
-    """
-    W, k, sparse = _prepare_matrix(W, k)
-    return _fpk(W, k, sparse)
+    weights = check_weight_matrix(W)
+    k = check_int("k", k, low=1, high=weights.n)
+    return _procedures(weights.matrix, k, weights.is_sparse)
 
 
 def proven_fpk_ratio(n: int, k: int) -> float:
@@ -402,7 +344,7 @@ def proven_fpk_ratio(n: int, k: int) -> float:
     * ``r_1 = max(2 / (k (k - 1)), 1 / (k + (k mod 2)))`` (procedure 1),
     * ``r_2 = min(1/2, h' / (n - h)) * 2 h / k`` (procedure 2),
 
-    where ``h = ceil(k / 2)`` and ``h' = floor(k / 2)``: the weight of :func:`fpk_matrix`'s
+    where ``h = ceil(k / 2)`` and ``h' = floor(k / 2)``: the weight of :data:`FPK`'s
     answer is at least this ratio times the optimum ``OPT = w(S*)``, ``|S*| = k``.
 
     Parameters
@@ -462,8 +404,13 @@ def proven_fpk_ratio(n: int, k: int) -> float:
     For large ``n / k``, ``r_1 ~ 1 / k`` and ``r_2 ~ k / (2 n)``; their crossover is near
     ``k = sqrt(2 n)``, where the ratio is about ``1 / sqrt(2 n)``. Feige, Peleg and
     Kortsarz prove ``O(n^{1/3 - delta})`` for their complete algorithm (which adds
-    further procedures and restricts procedure 3, see :func:`fpk`), a bound with
+    further procedures and restricts procedure 3, see the module docstring), a bound with
     unspecified constants that cannot certify anything.
+
+    References
+    ----------
+    U. Feige, D. Peleg, G. Kortsarz. The dense k-subgraph problem. Algorithmica 29(3),
+    410-421, 2001.
 
     Examples
     --------
@@ -484,84 +431,4 @@ def proven_fpk_ratio(n: int, k: int) -> float:
     return max(edges, degrees)
 
 
-def fpk(G, k: int, weight: str = "weight") -> set:
-    """Densest-k-subgraph by Feige-Peleg-Kortsarz on a weighted undirected networkx graph.
-
-    The best of three procedures (see :func:`fpk_procedures` for the exact rules): the
-    endpoints of the heaviest edges; the ``ceil(k/2)`` nodes of largest weighted degree
-    plus the ``floor(k/2)`` nodes with most weight into them; and, for each node ``v``,
-    the ``ceil(k/2)`` nodes with most weight of length-2 walks from ``v`` plus the
-    ``floor(k/2)`` nodes with most weight into those.
-
-    Parameters
-    ----------
-    G : networkx.Graph
-        Undirected, not a multigraph; edge weights in attribute ``weight`` (default 1),
-        finite and non-negative. Self-loops are ignored. Node labels may be any hashable.
-    k : int
-        Number of nodes to return, ``1 <= k <= G.number_of_nodes()``.
-    weight : str
-        Edge attribute holding the weight.
-
-    Returns
-    -------
-    set
-        ``k`` node labels of ``G``.
-
-    Raises
-    ------
-    ValueError
-        If ``G`` is directed or a multigraph, a weight is negative or not finite, or ``k``
-        is out of range (:class:`~fullbandit._validation.InvalidParameterError`).
-    TypeError
-        If ``G`` is not a networkx graph or ``k`` is not an integer.
-
-    Notes
-    -----
-    Ties go to the node earliest in ``G.nodes`` order. Graphs with at least 1000 nodes and
-    under 5% of the possible edges use the sparse path, the others the dense one; both
-    give the same answer up to the ``1e-12`` tie tolerance. The answer's weight is at least
-    :func:`proven_fpk_ratio` times the optimum.
-
-    Differences from the paper's own statement (Feige, Peleg, Kortsarz 2001, Section 3,
-    "algorithm A", as reproduced in networkx pull request #1010; the paper is for
-    unweighted graphs):
-
-    * weighted throughout: weighted degrees, ``W^2`` instead of walk counts, weight into a
-      set instead of a number of neighbours;
-    * procedure 1 takes *arbitrary* ``k/2`` edges in the paper; here the heaviest edges,
-      greedily, as long as their endpoints fit in ``k`` vertices (at least ``floor(k/2)``
-      edges whenever ``G`` has them; the paper's completion is "arbitrary", here by most
-      weight into the set, ties to the lowest index);
-    * procedure 3 in the paper runs on the graph induced on ``V \\ H`` (``H`` of procedure
-      2) and picks ``B_v`` among the *neighbours of* ``v`` (completing arbitrarily when
-      fewer than ``k`` vertices result); here it runs on all of ``G`` and picks ``B_v``
-      among all vertices outside ``P_v``, so it always yields exactly ``k`` vertices;
-    * the paper assumes ``k`` even; here ``ceil(k/2)`` for ``H`` and ``P_v`` and
-      ``floor(k/2)`` for the added half;
-    * the paper's further procedures (length-3 walks, the ``n^{1/3 - delta}`` refinement)
-      are not implemented, so its ratio is not claimed; :func:`proven_fpk_ratio` is
-      proved for this implementation.
-
-    References
-    ----------
-    U. Feige, D. Peleg, G. Kortsarz. The dense k-subgraph problem. Algorithmica 29(3),
-    410-421, 2001.
-
-    Examples
-    --------
-    >>> import networkx as nx
-    >>> G = nx.complete_graph(["a", "b", "c", "d"])
-    >>> G.add_edge("d", "e", weight=0.5)
-    >>> G.add_edge("e", "f", weight=2.0)
-    >>> sorted(fpk(G, 2))
-    ['e', 'f']
-    >>> sorted(fpk(G, 4))
-    ['a', 'b', 'c', 'd']
-    """
-    k = check_graph(G, k)
-    nodes, W = graph_matrix(G, weight)
-    sparse = is_sparse(W)
-    if sparse:
-        W.sort_indices()
-    return {nodes[i] for i in _fpk(W, k, sparse)}
+FPK = Oracle("fpk", _fpk, proven_fpk_ratio)

@@ -12,19 +12,20 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.sparse as sp
 
 from fullbandit._subsets import subset_chunks
 from fullbandit._validation import InvalidParameterError, check_choice, check_int, check_real
-from fullbandit.dks._graph import check_graph, dense_weights, induced_weight, is_sparse
-from fullbandit.dks.bounds import _weights, degree_bound, edge_bound, spectral_bound
-from fullbandit.dks.peeling import _peel
+from fullbandit.dks.bounds import degree_bound, edge_bound, spectral_bound
+from fullbandit.dks.peeling import PEELING
+from fullbandit.dks.weights import WeightMatrix, check_graph, check_weight_matrix, graph_weights, induced_weight
 
 __all__ = ["ExactResult", "brute_force_matrix", "milp_matrix", "exact", "BRUTE_FORCE_LIMIT", "METHODS"]
 
 BRUTE_FORCE_LIMIT = 2_000_000  # C(n, k) above which brute force refuses (about a second)
 METHODS = ("auto", "brute-force", "milp")
 _CHUNK_ENTRIES = 1 << 21  # subsets x pairs gathered per vectorised chunk (16 MiB of floats)
-_PEEL_MAX_N = 5000  # the MILP's fallback incumbent: greedy peeling up to here, top degrees above
+_PEEL_MAX_N = 5000  # the MILP's fallback incumbent on dense matrices: greedy peeling up to here, top degrees above
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,12 @@ class ExactResult:
         ``"brute-force"`` or ``"milp"``.
     seconds : float
         Wall-clock time of the solve, validation included.
+
+    Examples
+    --------
+    >>> result = ExactResult((0, 1), 3.0, 4.0, False, "time limit", "milp", 0.1)
+    >>> result.gap   # (upper_bound - weight) / upper_bound
+    0.25
     """
 
     vertices: tuple | frozenset
@@ -75,7 +82,7 @@ def brute_force_matrix(W, k: int, limit: int = BRUTE_FORCE_LIMIT) -> tuple[np.nd
 
     Parameters
     ----------
-    W : array_like or scipy sparse matrix of shape (n, n)
+    W : array_like, scipy sparse matrix or WeightMatrix of shape (n, n)
         Symmetric, non-negative off the diagonal (the diagonal is ignored). Sparse input is
         densified (brute force is for small instances).
     k : int
@@ -112,13 +119,14 @@ def brute_force_matrix(W, k: int, limit: int = BRUTE_FORCE_LIMIT) -> tuple[np.nd
     >>> brute_force_matrix(W, 3)[0].tolist()
     [0, 1, 2]
     """
-    W, k = _weights(W, k)
+    weights = check_weight_matrix(W)
+    k = check_int("k", k, low=1, high=weights.n)
     limit = check_int("limit", limit, low=1)
-    return _brute_force(W, k, limit)
+    return _brute_force(weights, k, limit)
 
 
-def _brute_force(W, k: int, limit: int) -> tuple[np.ndarray, float]:
-    n = W.shape[0]
+def _brute_force(weights: WeightMatrix, k: int, limit: int) -> tuple[np.ndarray, float]:
+    n = weights.n
     count = math.comb(n, k)
     if count > limit:
         raise InvalidParameterError(
@@ -126,17 +134,16 @@ def _brute_force(W, k: int, limit: int) -> tuple[np.ndarray, float]:
             "raise limit or use the MILP (milp_matrix, method='milp')")
     if k == 1:
         return np.array([0], dtype=np.intp), 0.0
-    if is_sparse(W):
-        W = W.toarray()
+    W = weights.toarray()
     first, second = np.triu_indices(k, 1)
     chunk_size = max(1, _CHUNK_ENTRIES // first.size)
-    best_weight, best = -math.inf, None
+    best_weight, best = -math.inf, np.arange(k)
     for chunk in subset_chunks(n, k, chunk_size):
-        weights = W[chunk[:, first], chunk[:, second]].sum(axis=1)
-        top = int(np.argmax(weights))
-        if weights[top] > best_weight:
-            best_weight, best = float(weights[top]), chunk[top].copy()
-    return best, induced_weight(W, best)
+        chunk_weights = W[chunk[:, first], chunk[:, second]].sum(axis=1)
+        top = int(np.argmax(chunk_weights))
+        if chunk_weights[top] > best_weight:
+            best_weight, best = float(chunk_weights[top]), chunk[top].copy()
+    return best, induced_weight(weights, best)
 
 
 # --- MILP -------------------------------------------------------------------------------------
@@ -147,7 +154,7 @@ def milp_matrix(W, k: int, time_limit: float | None = None, *, valid_inequalitie
 
     Parameters
     ----------
-    W : array_like or scipy sparse matrix of shape (n, n)
+    W : array_like, scipy sparse matrix or WeightMatrix of shape (n, n)
         Symmetric, non-negative off the diagonal (the diagonal is ignored).
     k : int
         Subset size, ``1 <= k <= n``.
@@ -223,48 +230,47 @@ def milp_matrix(W, k: int, time_limit: float | None = None, *, valid_inequalitie
     True
     """
     start = time.perf_counter()
-    W, k = _weights(W, k)
+    weights = check_weight_matrix(W)
+    k = check_int("k", k, low=1, high=weights.n)
     if time_limit is not None:
         time_limit = check_real("time_limit", time_limit, low=0.0, low_inclusive=False)
     mip_rel_gap = check_real("mip_rel_gap", mip_rel_gap, low=0.0, high=1.0)
-    return _milp(W, k, time_limit, bool(valid_inequalities), mip_rel_gap, start)
+    return _milp(weights, k, time_limit, bool(valid_inequalities), mip_rel_gap, start)
 
 
 def _edges(W):
     """Upper-triangle edges ``(i, j, W_ij)`` with positive weight."""
-    if is_sparse(W):
-        import scipy.sparse as sparse
-        upper = sparse.triu(W, k=1, format="coo")
+    if sp.issparse(W):
+        upper = sp.triu(W, k=1, format="coo")
         keep = upper.data > 0
         return upper.row[keep].astype(np.intp), upper.col[keep].astype(np.intp), upper.data[keep]
     first, second = np.nonzero(np.triu(W, 1) > 0)
     return first, second, W[first, second]
 
 
-def _milp(W, k, time_limit, valid_inequalities, mip_rel_gap, start) -> ExactResult:
-    import scipy.sparse as sparse
+def _milp(weights: WeightMatrix, k, time_limit, valid_inequalities, mip_rel_gap, start) -> ExactResult:
     from scipy.optimize import Bounds, LinearConstraint, milp
 
-    n = W.shape[0]
-    first, second, weights = _edges(W)
-    m = weights.size
+    n = weights.n
+    first, second, edge_weights = _edges(weights.matrix)
+    m = edge_weights.size
     if k == 1 or m == 0:  # every k-set weighs 0
         vertices = tuple(range(k))
         return ExactResult(vertices, 0.0, 0.0, True, "optimal", "milp", time.perf_counter() - start)
-    scale = float(weights.max())
-    cost = np.concatenate([np.zeros(n), -weights / scale])
+    scale = float(edge_weights.max())
+    cost = np.concatenate([np.zeros(n), -edge_weights / scale])
     edge = np.arange(m)
     y = n + edge
     ones = np.ones(m)
-    linking = sparse.csr_array(
+    linking = sp.csr_array(
         (np.concatenate([ones, -ones, ones, -ones]),
          (np.concatenate([edge, edge, m + edge, m + edge]), np.concatenate([y, first, y, second]))),
         shape=(2 * m, n + m))
-    constraints = [LinearConstraint(sparse.csr_array(np.concatenate([np.ones((1, n)), np.zeros((1, m))], axis=1)), k, k),
+    constraints = [LinearConstraint(sp.csr_array(np.concatenate([np.ones((1, n)), np.zeros((1, m))], axis=1)), k, k),
                    LinearConstraint(linking, -np.inf, 0.0)]
     if valid_inequalities:
         vertex = np.arange(n)
-        star = sparse.csr_array(
+        star = sp.csr_array(
             (np.concatenate([ones, ones, np.full(n, -(k - 1.0))]),
              (np.concatenate([first, second, vertex]), np.concatenate([y, y, vertex]))),
             shape=(n, n + m))
@@ -281,14 +287,11 @@ def _milp(W, k, time_limit, valid_inequalities, mip_rel_gap, start) -> ExactResu
     if result.x is not None:
         candidates.append(np.sort(np.argsort(-result.x[:n], kind="stable")[:k]))
     if result.status != 0 or result.x is None:  # a fallback incumbent when HiGHS did not finish
-        candidates.append(_heuristic_set(W, k))
-    best, weight = None, -math.inf
-    for candidate in candidates:
-        value = _sparse_induced_weight(W, candidate) if is_sparse(W) else induced_weight(W, candidate)
-        if value > weight:
-            best, weight = candidate, value
+        candidates.append(_heuristic_set(weights, k))
+    weight, best = max(((induced_weight(weights, candidate), candidate) for candidate in candidates),
+                       key=lambda scored: scored[0])  # the first of equal weights
 
-    bounds = [degree_bound(W, k), edge_bound(W, k), spectral_bound(W, k)]
+    bounds = [degree_bound(weights, k), edge_bound(weights, k), spectral_bound(weights, k)]
     dual = getattr(result, "mip_dual_bound", None)
     if dual is not None and np.isfinite(dual):
         bounds.append(-float(dual) * scale)
@@ -305,17 +308,11 @@ def _milp(W, k, time_limit, valid_inequalities, mip_rel_gap, start) -> ExactResu
                        time.perf_counter() - start)
 
 
-def _sparse_induced_weight(W, vertices) -> float:
-    idx = np.asarray(vertices, dtype=np.intp)
-    return float(W[idx][:, idx].sum() / 2.0)
-
-
-def _heuristic_set(W, k) -> np.ndarray:
-    """Greedy peeling (dense, up to 5000 vertices) or the ``k`` top weighted degrees."""
-    n = W.shape[0]
-    if n <= _PEEL_MAX_N:
-        return _peel(W.toarray() if is_sparse(W) else W, k)
-    degrees = np.asarray(W.sum(axis=1)).ravel()
+def _heuristic_set(weights: WeightMatrix, k: int) -> np.ndarray:
+    """Greedy peeling (sparse, or dense up to 5000 vertices), else the ``k`` top weighted degrees."""
+    if weights.is_sparse or weights.n <= _PEEL_MAX_N:
+        return PEELING.run(weights, k)
+    degrees = weights.matrix.sum(axis=1)
     return np.sort(np.argsort(-degrees, kind="stable")[:k])
 
 
@@ -375,7 +372,7 @@ def exact(G, k: int, weight: str = "weight", method: str = "auto", time_limit: f
     if time_limit is not None:
         time_limit = check_real("time_limit", time_limit, low=0.0, low_inclusive=False)
     brute_force_limit = check_int("brute_force_limit", brute_force_limit, low=1)
-    nodes, W = dense_weights(G, weight)
+    nodes, weights = graph_weights(G, weight, sparse=False)
     n = len(nodes)
     if method == "auto":
         method = "brute-force" if math.comb(n, k) <= brute_force_limit else "milp"
@@ -384,9 +381,9 @@ def exact(G, k: int, weight: str = "weight", method: str = "auto", time_limit: f
             raise InvalidParameterError(
                 f"method='brute-force' needs C(n={n}, k={k}) = {math.comb(n, k)} subsets > "
                 f"brute_force_limit={brute_force_limit}; raise brute_force_limit or use method='milp'")
-        indices, value = _brute_force(W, k, brute_force_limit)
+        indices, value = _brute_force(weights, k, brute_force_limit)
         result = ExactResult(tuple(int(i) for i in indices), value, value, True, "optimal", "brute-force", 0.0)
     else:
-        result = _milp(W, k, time_limit, True, 1e-9, start)
+        result = _milp(weights, k, time_limit, True, 1e-9, start)
     return ExactResult(frozenset(nodes[i] for i in result.vertices), result.weight, result.upper_bound,
                        result.optimal, result.status, result.method, time.perf_counter() - start)

@@ -7,53 +7,33 @@ start, so it turns any oracle's proven ratio into a ratio for the combination.
 
 from __future__ import annotations
 
-import numbers
+from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 
-from fullbandit._validation import InvalidParameterError, check_int
-from fullbandit.dks._graph import check_graph, is_sparse
-from fullbandit.dks._graph import graph_matrix
-from fullbandit.dks.feige_peleg_kortsarz import _gather_rows, _prepare_matrix
+from fullbandit._validation import check_int
+from fullbandit.dks.oracle import Oracle
+from fullbandit.dks.weights import (
+    WeightMatrix,
+    check_graph,
+    check_nodes,
+    check_vertex_indices,
+    check_weight_matrix,
+    csr_row_entries,
+    graph_weights,
+)
 
-__all__ = ["local_search", "local_search_matrix"]
+__all__ = ["local_search", "local_search_matrix", "with_local_search"]
 
 _RELATIVE_TOLERANCE = 1e-12  # of the total weight: smaller gains are rounding, not improvement
 _RESYNC_EVERY = 64  # swaps between exact recomputations of the maintained sums
 
 
-def _check_start_indices(start, k: int, n: int) -> np.ndarray:
-    """``start`` as sorted distinct vertex indices of ``range(n)``, exactly ``k`` of them."""
-    if isinstance(start, (str, bytes)) or not np.iterable(start):
-        raise TypeError(f"start must be an iterable of k={k} vertex indices, got {start!r}")
-    items = list(np.asarray(start).ravel()) if isinstance(start, np.ndarray) else list(start)
-    bad = [item for item in items if isinstance(item, (bool, np.bool_)) or not isinstance(item, numbers.Integral)]
-    if bad:
-        raise TypeError(f"start must hold integer vertex indices, got {bad[0]!r} ({type(bad[0]).__name__})")
-    items = [int(item) for item in items]
-    unknown = sorted({item for item in items if not 0 <= item < n})
-    if unknown:
-        raise InvalidParameterError(f"start contains vertices outside 0..{n - 1}: {unknown}")
-    return _check_distinct_size(items, k, "vertices")
-
-
-def _check_distinct_size(items, k: int, what: str):
-    seen, duplicates = set(), []
-    for item in items:
-        if item in seen and item not in duplicates:
-            duplicates.append(item)
-        seen.add(item)
-    if duplicates:
-        raise InvalidParameterError(f"start contains duplicate {what}: {duplicates}")
-    if len(items) != k:
-        raise InvalidParameterError(f"start must contain exactly k={k} {what}, got {len(items)}")
-    return np.array(sorted(items), dtype=np.intp) if what == "vertices" else items
-
-
 def _into(W, members, sparse: bool) -> np.ndarray:
     """Weight from every vertex into the set ``members``, recomputed from scratch."""
     if sparse:
-        _, columns, weights = _gather_rows(W, members)
+        _, columns, weights = csr_row_entries(W, members)
         return np.bincount(columns, weights=weights, minlength=W.shape[0]).astype(float)
     return W[members].sum(axis=0)
 
@@ -88,7 +68,7 @@ def _best_swap_sparse(W, inside, into, tolerance):
     order = outside[np.lexsort((outside, -into[outside]))]
     rank = np.empty(W.shape[0], dtype=np.intp)
     rank[order] = np.arange(order.size)
-    owner, columns, weights = _gather_rows(W, members)
+    owner, columns, weights = csr_row_entries(W, members)
     away = ~inside[columns]
     owner, columns, weights = owner[away], columns[away], weights[away]
     best = np.full(members.size, -np.inf)
@@ -118,8 +98,9 @@ def _best_swap_sparse(W, inside, into, tolerance):
     return u, int(outside[column])
 
 
-def _local_search(W, k: int, start: np.ndarray, max_iter: int | None = None, sparse: bool = False) -> np.ndarray:
-    """1-swap local search on a prepared matrix (see ``fpk._prepare_matrix``)."""
+def _local_search(weights: WeightMatrix, k: int, start: np.ndarray, max_iter: int | None = None) -> np.ndarray:
+    """1-swap local search from ``start`` (sorted distinct indices, ``k`` of them)."""
+    W, sparse = weights.matrix, weights.is_sparse
     n = W.shape[0]
     inside = np.zeros(n, dtype=bool)
     inside[start] = True
@@ -146,7 +127,7 @@ def _local_search(W, k: int, start: np.ndarray, max_iter: int | None = None, spa
     return np.flatnonzero(inside)
 
 
-def local_search_matrix(W, k: int, start, max_iter: int | None = None) -> np.ndarray:
+def local_search_matrix(W, k: int, start, *, max_iter: int | None = None) -> np.ndarray:
     """1-swap local search on a weight matrix: the matrix fast path.
 
     From ``start``, repeatedly make the *best* exchange of one vertex ``u`` inside for one
@@ -158,8 +139,8 @@ def local_search_matrix(W, k: int, start, max_iter: int | None = None) -> np.nda
 
     Parameters
     ----------
-    W : array_like or scipy.sparse matrix of shape (n, n)
-        Symmetric, non-negative off the diagonal (the diagonal is ignored).
+    W : array_like, scipy sparse matrix or WeightMatrix of shape (n, n)
+        Weights as :func:`~fullbandit.dks.weights.check_weight_matrix` accepts them.
     k : int
         Number of vertices, ``1 <= k <= n``.
     start : iterable of int
@@ -203,14 +184,15 @@ def local_search_matrix(W, k: int, start, max_iter: int | None = None) -> np.nda
     >>> local_search_matrix(W, 3, [2, 3, 4], max_iter=1).tolist()
     [0, 2, 4]
     """
-    W, k, sparse = _prepare_matrix(W, k)
-    start = _check_start_indices(start, k, W.shape[0])
+    weights = check_weight_matrix(W)
+    k = check_int("k", k, low=1, high=weights.n)
+    start = check_vertex_indices(start, weights.n, name="start", k=k)
     if max_iter is not None:
         max_iter = check_int("max_iter", max_iter, low=0)
-    return _local_search(W, k, start, max_iter, sparse)
+    return _local_search(weights, k, start, max_iter)
 
 
-def local_search(G, k: int, start, weight: str = "weight", max_iter: int | None = None) -> set:
+def local_search(G, k: int, start, *, weight: str = "weight", max_iter: int | None = None) -> set:
     """Densest-k-subgraph by 1-swap local search from ``start`` on a networkx graph.
 
     Repeatedly exchanges the node inside and the node outside whose swap raises the
@@ -251,8 +233,8 @@ def local_search(G, k: int, start, weight: str = "weight", max_iter: int | None 
     -----
     Ties go to the node earliest in ``G.nodes`` order. The result is 1-swap optimal (up
     to the tolerance) and never lighter than ``start``, so running it after an oracle
-    keeps that oracle's proven ratio, e.g. ``local_search(G, k, fpk(G, k))`` reaches
-    :func:`~fullbandit.dks.feige_peleg_kortsarz.proven_fpk_ratio`.
+    keeps that oracle's proven ratio: ``method="fpk+swap"`` of
+    :func:`~fullbandit.dks.densest_k_subgraph` is this search started from ``method="fpk"``.
 
     References
     ----------
@@ -269,19 +251,31 @@ def local_search(G, k: int, start, weight: str = "weight", max_iter: int | None 
     ['a', 'b', 'd']
     """
     k = check_graph(G, k)
-    if isinstance(start, (str, bytes)) or not np.iterable(start):
-        raise TypeError(f"start must be an iterable of k={k} nodes of G, got {start!r}")
-    items = list(start)
-    unknown = [item for item in items if item not in G]
-    if unknown:
-        raise InvalidParameterError(f"start contains nodes not in G: {unknown}")
-    _check_distinct_size(items, k, "nodes")
+    items = check_nodes(start, G, name="start", k=k)
     if max_iter is not None:
         max_iter = check_int("max_iter", max_iter, low=0)
-    nodes, W = graph_matrix(G, weight)
-    sparse = is_sparse(W)
-    if sparse:
-        W.sort_indices()
+    nodes, weights = graph_weights(G, weight)
     position = {node: i for i, node in enumerate(nodes)}
-    chosen = _local_search(W, k, np.array(sorted(position[item] for item in items), dtype=np.intp), max_iter, sparse)
+    chosen = _local_search(weights, k, np.array(sorted(position[item] for item in items), dtype=np.intp), max_iter)
     return {nodes[i] for i in chosen}
+
+
+def with_local_search(oracle: Oracle) -> Oracle:
+    """``oracle`` followed by 1-swap local search from its answer, named ``oracle.name + "+swap"``.
+
+    Local search never lowers the weight of its start, so the combination keeps
+    ``oracle.proven_ratio``.
+
+    Examples
+    --------
+    >>> from fullbandit.dks.peeling import PEELING
+    >>> combined = with_local_search(PEELING)
+    >>> combined.name, combined.proven_ratio(10, 4) == PEELING.proven_ratio(10, 4)
+    ('peeling+swap', True)
+    """
+    return Oracle(f"{oracle.name}+swap", partial(_search_from, oracle.run), oracle.proven_ratio)
+
+
+def _search_from(first: Callable[[WeightMatrix, int], np.ndarray], weights: WeightMatrix, k: int) -> np.ndarray:
+    # a module-level function (not a closure), so that the combined oracle pickles
+    return _local_search(weights, k, first(weights, k))

@@ -12,16 +12,23 @@ import time
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import networkx as nx
 import numpy as np
 import pandas as pd
 
-from fullbandit.dks import bound_matrix, brute_force_matrix, fpk_matrix, local_search_matrix, milp_matrix
-from fullbandit.dks._graph import graph_matrix, induced_weight, is_sparse
-from fullbandit.dks.graphs import make_graph
-from fullbandit.dks.peeling import peel_dense, peel_sparse
+from fullbandit.dks import (
+    ORACLES,
+    WeightMatrix,
+    bound_matrix,
+    brute_force_matrix,
+    densest_k_subgraph_matrix,
+    milp_matrix,
+)
+from fullbandit.dks.weights import graph_weights
 from fullbandit.experiments.evaluations import Evaluation
+from fullbandit.experiments.graphs import make_graph
 from fullbandit.experiments.grid import Factory, Grid
 
 REFERENCE = "reference"
@@ -32,35 +39,23 @@ MILP_SECONDS = 5.0
 
 @dataclass(frozen=True)
 class GraphInstance:
-    """A weighted graph as a matrix (dense, or sparse when large and sparse) and ``k``."""
+    """A weighted graph as a validated matrix (sparse when large and sparse) and ``k``."""
 
     name: str
-    W: object
+    W: WeightMatrix
     k: int
     edges: int
 
 
 def graph_instance_from(G: nx.Graph, k: int, name: str = "graph") -> GraphInstance:
-    """The matrix form of ``G``: sparse when large and sparse, dense otherwise."""
-    _, W = graph_matrix(G)
-    return GraphInstance(name, W, min(k, G.number_of_nodes()), G.number_of_edges())
+    """The matrix form of ``G`` (:func:`fullbandit.dks.weights.graph_weights`), ``k`` capped at its size."""
+    _, weights = graph_weights(G)
+    return GraphInstance(name, weights, min(k, G.number_of_nodes()), G.number_of_edges())
 
 
 def graph_instance(rng, k: int, graph: str, **params) -> GraphInstance:
-    """A generator's graph (:func:`fullbandit.dks.graphs.make_graph`) as an instance."""
+    """A generator's graph (:func:`fullbandit.experiments.graphs.make_graph`) as an instance."""
     return graph_instance_from(make_graph(graph, rng, **params), k, graph)
-
-
-def _peel_any(W, k):
-    return peel_sparse(W, k) if is_sparse(W) else peel_dense(W, k)
-
-
-SUITE_ORACLES = {
-    "peeling": _peel_any,
-    "fpk": fpk_matrix,
-    "peeling+swap": lambda W, k: local_search_matrix(W, k, _peel_any(W, k)),
-    "fpk+swap": lambda W, k: local_search_matrix(W, k, fpk_matrix(W, k)),
-}
 
 
 def oracle_factory(problem, seed, *, oracle: str):
@@ -68,34 +63,26 @@ def oracle_factory(problem, seed, *, oracle: str):
     return oracle
 
 
-def _weight(W, vertices) -> float:
-    if is_sparse(W):
-        idx = np.asarray(vertices)
-        return float(W[idx][:, idx].sum() / 2.0)
-    return induced_weight(W, vertices)
-
-
 def evaluate_dks(oracle: str, instance: GraphInstance) -> dict:
+    """One row: the weight ``oracle`` (a key of :data:`fullbandit.dks.ORACLES`, or :data:`REFERENCE`) reaches."""
     W, k = instance.W, instance.k
-    n = W.shape[0]
+    n = W.n
     start = time.perf_counter()
     upper, optimal, method = math.nan, False, oracle
     if oracle == REFERENCE:
         bounds = bound_matrix(W, k)
         upper = min(bounds.values())
         if math.comb(n, k) <= BRUTE_FORCE_UP_TO:
-            vertices, weight = brute_force_matrix(W, k)
+            _, weight = brute_force_matrix(W, k)
             upper, optimal, method = weight, True, "brute-force"
         elif n <= MILP_UP_TO:
             solved = milp_matrix(W, k, time_limit=MILP_SECONDS)
-            vertices, weight, optimal, method = solved.vertices, solved.weight, solved.optimal, "milp"
+            weight, optimal, method = solved.weight, solved.optimal, "milp"
             upper = min(upper, solved.upper_bound)
         else:
-            vertices = _peel_any(W, k)
-            weight, method = _weight(W, vertices), "bounds only"
+            weight, method = densest_k_subgraph_matrix(W, k).weight, "bounds only"
     else:
-        vertices = SUITE_ORACLES[oracle](W, k)
-        weight = _weight(W, vertices)
+        weight = densest_k_subgraph_matrix(W, k, method=oracle).weight
     seconds = time.perf_counter() - start
     return {"n": n, "k": k, "edges": instance.edges, "weight": weight, "upper_bound": upper,
             "optimal": optimal, "method": method, "seconds": seconds}
@@ -105,7 +92,7 @@ DKS_EVALUATION = Evaluation(
     columns=("n", "k", "edges", "weight", "upper_bound", "optimal", "method", "seconds"),
     evaluate=evaluate_dks, sweepable=frozenset({"k"}))
 
-GRAPHS = {
+GRAPHS: dict[str, dict[str, Any]] = {
     "G(n,p) weighted": dict(graph="gnp", n=200, p=0.1),
     "planted dense set": dict(graph="planted", n=200, p=0.05, size=20, q=0.8),
     "Barabasi-Albert": dict(graph="barabasi-albert", n=200, m=3),
@@ -119,7 +106,7 @@ GRAPHS = {
 
 
 def build_dks_grid(runs: int, ks=(5, 10, 20)) -> Grid:
-    algorithms = {name: Factory(partial(oracle_factory, oracle=name)) for name in [*SUITE_ORACLES, REFERENCE]}
+    algorithms = {name: Factory(partial(oracle_factory, oracle=name)) for name in [*ORACLES, REFERENCE]}
     instances = {label: Factory(partial(graph_instance, **params), {"k": list(ks)}) for label, params in GRAPHS.items()}
     return Grid(algorithms, instances, seeds=runs, evaluation=DKS_EVALUATION)
 
@@ -141,6 +128,7 @@ def plot_dks(frame: pd.DataFrame, path: Path) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     from fullbandit.experiments.plots import plot_metric
     table = ratios(frame)
     figure, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))

@@ -1,24 +1,42 @@
-"""Running a grid: one function per run, three interchangeable backends, resumable output."""
+"""Running a grid: one function per run, three interchangeable backends, resumable output.
+
+Interrupting a grid (Ctrl-C, or SIGTERM while :func:`run_grid` runs in the main thread)
+stops it cleanly: local worker processes are shut down, every row already appended to
+the results file stays valid, and running the grid again resumes where it stopped.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import contextlib
+import signal
+import threading
+from collections import defaultdict
+from collections.abc import Generator
+from typing import cast
 
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
 from fullbandit._validation import InvalidParameterError, check_choice, check_int
-from fullbandit.experiments.evaluations import METRICS_COLUMN
+from fullbandit.experiments.evaluations import METRICS_COLUMN, Evaluation
 from fullbandit.experiments.grid import Cell, Factory, Grid
-from fullbandit.experiments.store import ResultStore, expand_metrics
+from fullbandit.experiments.store import ResultStore, expand_metrics, field_text, value_kind
 
+__all__ = ["BACKENDS", "run_cell", "run_grid"]
+
+#: Where :func:`run_grid` runs the cells: in this process, in local processes (joblib), on a Dask cluster.
 BACKENDS = ("sequential", "processes", "dask")
 CELL_COLUMNS = ["key", "algorithm", "instance", "seed"]
 
 
+def _evaluation(grid: Grid) -> Evaluation:
+    # Grid.evaluation is typed as object (grid.py cannot import evaluations.py); Grid sets it.
+    return cast(Evaluation, grid.evaluation)
+
+
 def _columns(grid: Grid) -> list[str]:
-    evaluation = grid.evaluation
+    evaluation = _evaluation(grid)
     algorithm_params = {name for f in grid.algorithms.values() for name in f.sweep}
     instance_params = {name for f in grid.instances.values() for name in f.sweep}
     results = set(CELL_COLUMNS) | set(evaluation.columns)
@@ -32,8 +50,61 @@ def _columns(grid: Grid) -> list[str]:
             + sorted(algorithm_params) + [METRICS_COLUMN])
 
 
+def _check_storable(cells: list[Cell]) -> None:
+    """Refuse, before any run, a swept parameter whose values a results file cannot keep apart.
+
+    A column of the file reads back as one kind (see :class:`ResultStore`), so a sweep
+    such as ``["auto", 2]`` would come back as text, and the file would look damaged.
+    """
+    kinds: defaultdict[str, set[str]] = defaultdict(set)
+    for cell in cells:
+        for name, value in (*cell.instance_params, *cell.algorithm_params):
+            kind = value_kind(field_text(value))
+            if kind is not None:  # missing values fit any column
+                kinds[name].add(kind)
+    for name, found in kinds.items():
+        if len(found) > 1:
+            values = sorted({str(value) for cell in cells
+                             for key, value in (*cell.instance_params, *cell.algorithm_params) if key == name})
+            raise InvalidParameterError(
+                f"swept parameter {name!r} mixes {' and '.join(sorted(found))} values ({', '.join(values)}); a "
+                "results file (out=) keeps one kind per column: give every value the same kind (e.g. 'size-2' "
+                "rather than 2 beside 'auto')")
+
+
 def run_cell(algorithm_factory: Factory, instance_factory: Factory, grid_metrics, evaluation, cell: Cell) -> dict:
-    """Run one cell of a grid and return its row (a plain dict; picklable)."""
+    """Run one cell of a grid and return its row (a plain dict; picklable).
+
+    Parameters
+    ----------
+    algorithm_factory, instance_factory : Factory
+        The cell's algorithm and instance factories.
+    grid_metrics : callable or None
+        ``grid_metrics(result, instance) -> dict`` of extra metrics (``Grid.metrics``).
+    evaluation : Evaluation
+        What the run measures (``Grid.evaluation``).
+    cell : Cell
+        The run: names, parameters and seed.
+
+    Returns
+    -------
+    dict
+        ``key``, ``algorithm``, ``instance``, ``seed``, the evaluation's columns, the swept
+        parameters and ``metrics`` (a dict).
+
+    Examples
+    --------
+    >>> import fullbandit as fb
+    >>> from fullbandit.experiments import Factory, Grid, Instance
+    >>> def instance(rng, n):
+    ...     return Instance(fb.TopK(n, 1), fb.GaussianSum(np.linspace(0.0, 1.0, n), sigma=0.1, seed=rng))
+    >>> grid = Grid({"saqm": Factory(lambda problem, seed: fb.SAQM(problem, seed=seed))},
+    ...             {"line": Factory(instance, {"n": [3]})}, seeds=1)
+    >>> cell = grid.cells()[0]
+    >>> row = run_cell(grid.algorithms["saqm"], grid.instances["line"], None, grid.evaluation, cell)
+    >>> row["answer"], row["correct"]
+    ('2', True)
+    """
     instance_rng = np.random.default_rng(cell.instance_seed())
     instance = instance_factory.make(instance_rng, **dict(cell.instance_params))
     # Bandit instances hand the algorithm their decision class; other instances hand themselves.
@@ -48,7 +119,7 @@ def run_cell(algorithm_factory: Factory, instance_factory: Factory, grid_metrics
             **values, **dict(cell.instance_params), **dict(cell.algorithm_params), METRICS_COLUMN: metrics}
 
 
-def _execute(grid: Grid, cells: list[Cell], backend: str, jobs: int, scheduler) -> Iterator[dict]:
+def _execute(grid: Grid, cells: list[Cell], backend: str, jobs: int, scheduler) -> Generator[dict, None, None]:
     """Rows of ``cells`` in completion order."""
     tasks = [(grid.algorithms[c.algorithm], grid.instances[c.instance], grid.metrics, grid.evaluation, c)
              for c in cells]
@@ -58,19 +129,22 @@ def _execute(grid: Grid, cells: list[Cell], backend: str, jobs: int, scheduler) 
     elif backend == "processes":
         from joblib import Parallel, delayed
         parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
+        # An exception or interrupt inside the generator, or closing it early, makes joblib
+        # kill its workers rather than let them finish (or wait for) abandoned runs.
         yield from parallel(delayed(run_cell)(*task) for task in tasks)
     else:
         yield from _execute_dask(tasks, scheduler)
 
 
-def _execute_dask(tasks, scheduler) -> Iterator[dict]:
+def _execute_dask(tasks, scheduler) -> Generator[dict, None, None]:
     try:
         from dask.distributed import Client, as_completed
     except ImportError:
         raise InvalidParameterError(
             "backend='dask' needs dask.distributed: pip install 'fullbandit[dask]'") from None
     if scheduler is None:
-        raise InvalidParameterError("backend='dask' needs scheduler= (an address such as 'tcp://host:8786' or a Client)")
+        raise InvalidParameterError(
+            "backend='dask' needs scheduler= (an address such as 'tcp://host:8786' or a Client)")
     client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
     try:
         futures = [client.submit(run_cell, *task, pure=False) for task in tasks]
@@ -79,6 +153,29 @@ def _execute_dask(tasks, scheduler) -> Iterator[dict]:
     finally:
         if client is not scheduler:
             client.close()
+
+
+def _exit_on_signal(signum, frame):
+    raise SystemExit(128 + signum)  # the shell's status for a process ended by that signal
+
+
+@contextlib.contextmanager
+def _sigterm_unwinds():
+    """While the block runs, SIGTERM raises SystemExit in the main thread instead of ending the process.
+
+    Python's default action ends the process on the spot, leaving joblib's workers running;
+    unwinding lets the backend shut them down. A handler installed by someone else is left
+    alone, and so is every thread but the main one (only it may set handlers).
+    """
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
+        yield
+        return
+    signal.signal(signal.SIGTERM, _exit_on_signal)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def run_grid(grid: Grid, *, backend: str = "sequential", jobs: int = 2, scheduler=None, out=None,
@@ -96,9 +193,10 @@ def run_grid(grid: Grid, *, backend: str = "sequential", jobs: int = 2, schedule
     scheduler : str or dask.distributed.Client, optional
         Dask scheduler address, e.g. ``"tcp://10.0.0.5:8786"``, or a connected client.
     out : path, optional
-        CSV file the rows are appended to as runs finish. If it already holds rows of
+        CSV file the rows are appended to as runs finish (see
+        :class:`~fullbandit.experiments.store.ResultStore`). If it already holds rows of
         this grid, their cells are skipped (resume); a killed run loses at most the runs
-        in flight.
+        in flight. The file is checked before any run starts.
     progress : bool, optional
         Progress bar over the runs (default: shown when the grid takes over two seconds).
 
@@ -109,25 +207,56 @@ def run_grid(grid: Grid, *, backend: str = "sequential", jobs: int = 2, schedule
         optimal team), ``epsilon_optimal``, ``gap``, ``precision`` (share of the answer in
         the best team found by ``TopK.best``; ties make it a lower bound), ``pulls``, ``stop_reason``,
         ``wall_time``, and every scalar constant of the result plus ``grid.metrics``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If an argument is invalid, ``out`` cannot be written or is damaged (before any
+        run starts), or a swept parameter mixes kinds of values that ``out`` cannot keep.
+    KeyboardInterrupt, SystemExit
+        On Ctrl-C, or on SIGTERM (``SystemExit(143)``; only when called from the main
+        thread and no other SIGTERM handler is installed): local workers are shut down
+        first, and the rows already in ``out`` stay valid for a resumed run.
+
+    Examples
+    --------
+    >>> import fullbandit as fb
+    >>> from fullbandit.experiments import Factory, Grid, Instance
+    >>> def instance(rng, n):
+    ...     return Instance(fb.TopK(n, 1), fb.GaussianSum(np.linspace(0.0, 1.0, n), sigma=0.1, seed=rng))
+    >>> grid = Grid({"saqm": Factory(lambda problem, seed: fb.SAQM(problem, seed=seed))},
+    ...             {"line": Factory(instance, {"n": [3, 4]})}, seeds=2)
+    >>> frame = run_grid(grid, progress=False)
+    >>> frame[["algorithm", "n", "seed", "answer", "correct"]]
+      algorithm  n  seed answer  correct
+    0      saqm  3     0      2     True
+    1      saqm  3     1      2     True
+    2      saqm  4     0      3     True
+    3      saqm  4     1      3     True
     """
     check_choice("backend", backend, BACKENDS)
     jobs = check_int("jobs", jobs, low=1)
     columns = _columns(grid)
     cells = grid.cells()
+    if out is not None:
+        _check_storable(cells)
     store = None if out is None else ResultStore(out, columns)
     finished = set() if store is None else store.finished_keys()
     pending = [cell for cell in cells if cell.key not in finished]
     rows = []
     bar = tqdm(total=len(cells), initial=len(cells) - len(pending), unit=" runs", delay=0.0 if progress else 2.0,
                disable=progress is False, leave=False, dynamic_ncols=True)
-    try:
-        for row in _execute(grid, pending, backend, jobs, scheduler):
-            if store is not None:
-                store.append(row)
-            rows.append(row)
-            bar.update(1)
-    finally:
-        bar.close()
+    # closing(): an exception raised here between two rows (Ctrl-C, a full disk) still
+    # reaches the backend, which then stops its workers.
+    with _sigterm_unwinds(), contextlib.closing(_execute(grid, pending, backend, jobs, scheduler)) as results:
+        try:
+            for row in results:
+                if store is not None:
+                    store.append(row)
+                rows.append(row)
+                bar.update(1)
+        finally:
+            bar.close()
     if store is not None:
         frame = store.read()
         order = {cell.key: position for position, cell in enumerate(cells)}

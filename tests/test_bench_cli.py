@@ -1,0 +1,210 @@
+"""`fullbandit bench`: unusable output folders are refused up front; a killed bench leaves no workers behind."""
+
+import importlib.util
+import os
+import signal
+import subprocess
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import pytest
+
+from fullbandit.cli import main
+from fullbandit.experiments import run_grid
+from fullbandit.experiments.store import ResultStore
+
+# --- --out ---------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def no_run_may_start(monkeypatch):
+    """Fail the test if the runner is reached: a bad --out must be refused before any run."""
+    from fullbandit import experiments
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("run_grid was called")
+    monkeypatch.setattr(experiments, "run_grid", refuse)
+
+
+def _bench_error(out, capsys) -> str:
+    assert main(["bench", "saqm-support", "--runs", "1", "--out", str(out), "--no-progress"]) == 2
+    captured = capsys.readouterr()
+    assert "Traceback" not in captured.err
+    return captured.err.strip()
+
+
+def test_out_that_is_a_file_is_refused(tmp_path, capsys, no_run_may_start):
+    out = tmp_path / "results.txt"
+    out.write_text("not a folder")
+    assert _bench_error(out, capsys) == (
+        f"fullbandit: error: --out={str(out)!r} is a file, not a folder; give the folder for the results")
+
+
+def test_out_below_a_file_is_refused(tmp_path, capsys, no_run_may_start):
+    (tmp_path / "file").write_text("")
+    out = tmp_path / "file" / "results"
+    assert _bench_error(out, capsys) == (
+        f"fullbandit: error: --out={str(out)!r}: cannot create this folder (Not a directory)")
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs /proc, which not even root can write in")
+def test_out_that_cannot_be_written_in_is_refused(capsys, no_run_may_start):
+    assert _bench_error("/proc/self", capsys).startswith(
+        "fullbandit: error: --out='/proc/self': cannot write in this folder (")
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root may write in read-only folders")
+def test_out_that_is_read_only_is_refused(tmp_path, capsys, no_run_may_start):
+    out = tmp_path / "read-only"
+    out.mkdir()
+    out.chmod(0o555)
+    try:
+        assert _bench_error(out, capsys) == (
+            f"fullbandit: error: --out={str(out)!r}: cannot write in this folder (Permission denied)")
+    finally:
+        out.chmod(0o755)
+
+
+def test_out_with_a_folder_in_place_of_the_csv_is_refused(tmp_path, capsys, no_run_may_start):
+    (tmp_path / "saqm-support.csv").mkdir()
+    message = _bench_error(tmp_path, capsys)
+    assert message.startswith(f"fullbandit: error: --out={str(tmp_path)!r}: {tmp_path / 'saqm-support.csv'} exists")
+
+
+# --- a killed bench --------------------------------------------------------------------------
+
+# A bench of a toy suite whose runs each take 0.2 s: long enough to be in flight when the
+# signal comes; 2 x 500 runs are far more than the test waits for.
+SLOW_BENCH = '''
+import sys
+import time
+
+import numpy as np
+
+import fullbandit as fb
+from fullbandit.cli import main
+from fullbandit.experiments import Factory, Grid, Instance, suites
+
+
+def slow_instance(rng, n):
+    time.sleep(0.2)
+    return Instance(fb.TopK(n, 1), fb.GaussianSum(np.linspace(0.0, 1.0, n), sigma=0.1, seed=rng))
+
+
+def saqm(problem, seed):
+    return fb.SAQM(problem, seed=seed)
+
+
+def build(runs):
+    return Grid({"saqm": Factory(saqm)}, {"slow": Factory(slow_instance, {"n": [3, 4]})}, seeds=runs)
+
+
+if __name__ == "__main__":
+    suites.get_suite("dks")  # registers the built-in suites
+    suites.SUITES["slow"] = suites.Suite("slow", "toy runs of 0.2 s", build, lambda frame, path: None, 500)
+    sys.exit(main(["bench", "slow", "--jobs", "2", "--out", sys.argv[1], "--no-progress"]))
+'''
+
+
+def _process_table() -> dict[int, tuple[int, bool]]:
+    """``pid: (parent pid, alive)`` of every process (zombies count as dead), from psutil or /proc."""
+    try:
+        import psutil
+    except ImportError:
+        table = {}
+        for entry in Path("/proc").iterdir():
+            try:
+                stat = (entry / "stat").read_text() if entry.name.isdigit() else ""
+            except OSError:  # ended while we looked
+                continue
+            if stat:
+                state, parent = stat.rsplit(")", 1)[1].split()[:2]
+                table[int(entry.name)] = (int(parent), state not in ("Z", "X"))
+        return table
+    table = {}
+    for process in psutil.process_iter(["ppid", "status"]):
+        table[process.pid] = (process.info["ppid"], process.info["status"] not in (psutil.STATUS_ZOMBIE,
+                                                                                    psutil.STATUS_DEAD))
+    return table
+
+
+def _descendants(pid: int) -> set[int]:
+    table = _process_table()
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {child for child, (parent, alive) in table.items() if parent in frontier and alive} - found
+        found |= frontier
+    return found
+
+
+def _alive(pids: set[int]) -> set[int]:
+    table = _process_table()
+    return {pid for pid in pids if table.get(pid, (0, False))[1]}
+
+
+def _data_rows(csv: Path) -> int:
+    try:
+        return max(0, csv.read_text().count("\n") - 1)
+    except FileNotFoundError:
+        return 0
+
+
+def _wait_until(condition, timeout: float, what: str):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = condition()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and process groups")
+@pytest.mark.skipif(not Path("/proc").is_dir() and importlib.util.find_spec("psutil") is None,
+                    reason="needs psutil or /proc to see the worker processes")
+@pytest.mark.parametrize("how, status", [("ctrl-c", 130), ("sigterm", 143)])
+def test_a_killed_bench_stops_its_workers_and_keeps_a_resumable_csv(tmp_path, how, status):
+    script = tmp_path / "slow_bench.py"
+    script.write_text(SLOW_BENCH)
+    csv = tmp_path / "out" / "slow.csv"
+    # A session of its own, so that "Ctrl-C" can signal the whole group as a terminal does.
+    bench = subprocess.Popen([sys.executable, str(script), str(tmp_path / "out")], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True, start_new_session=True)
+    workers: set[int] = set()
+    try:
+        workers = _wait_until(lambda: _data_rows(csv) >= 2 and _descendants(bench.pid), 60,
+                              "two finished runs")
+        assert len(workers) >= 2  # the two joblib workers (and joblib's resource trackers)
+        if how == "ctrl-c":
+            os.killpg(bench.pid, signal.SIGINT)
+        else:
+            bench.send_signal(signal.SIGTERM)
+        _, err = bench.communicate(timeout=30)
+        assert bench.returncode == status, err
+        assert "Traceback" not in err
+        # Shutting the workers down takes a moment; before the fix they ran on for good after SIGTERM.
+        _wait_until(lambda: not _alive(workers), 10, "the workers to end")
+    finally:  # never leave processes behind, even when the test fails
+        if bench.poll() is None:
+            bench.kill()
+            bench.wait()
+        for pid in _alive(workers):
+            os.kill(pid, signal.SIGKILL)
+
+    # Every stored row is whole, and a rerun resumes: only the missing runs are made.
+    header = csv.read_text().splitlines()[0].split(",")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # not even a cut last line
+        stored = ResultStore(csv, header).finished_keys()
+    assert len(stored) >= 2
+    spec = importlib.util.spec_from_file_location("slow_bench", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    grid = module.build(2)
+    frame = run_grid(grid, out=csv, progress=False)
+    assert len(frame) == 4 and frame["key"].is_unique
+    expected = stored | {cell.key for cell in grid.cells()}
+    assert ResultStore(csv, header).finished_keys() == expected
+    assert _data_rows(csv) == len(expected)  # nothing written twice
