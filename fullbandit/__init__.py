@@ -9,13 +9,14 @@ from importlib.metadata import PackageNotFoundError, version
 
 from fullbandit import registry
 from fullbandit._validation import InvalidParameterError
-from fullbandit.base import Algorithm, ProtocolError, Pull, StateError, StoppingCheck
+from fullbandit.base import Algorithm, ProtocolError, Pull, StoppingCheck
 from fullbandit.driver import run
 from fullbandit.environments import BernoulliTeam, Environment, GaussianSum, Replay
 from fullbandit.estimation import SingularDesignError, confidence_radius
 from fullbandit.full import ICB, SAFOA, SAQM, Exhaustive
 from fullbandit.problem import DecisionClass, PartitionMatroid, TopK
 from fullbandit.result import Result, StopReason
+from fullbandit.state import StateError
 
 try:
     __version__ = version("fullbandit")

@@ -29,12 +29,13 @@ from pathlib import Path
 
 import numpy as np
 
-from fullbandit.base import Algorithm, ProtocolError, StateError
+from fullbandit.base import Algorithm, ProtocolError
 from fullbandit.driver import run
 from fullbandit.environments import GaussianSum
 from fullbandit.params import invalid_value
 from fullbandit.problem import PartitionMatroid, TopK
 from fullbandit.registry import AlgorithmSpec
+from fullbandit.state import StateError
 
 #: An easy instance with a clear best pair: arms 0 and 1.
 THETA = np.array([0.9, 0.8, 0.3, 0.25, 0.2, 0.1])

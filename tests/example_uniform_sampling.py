@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from fullbandit.base import Algorithm, StateError, StoppingCheck
+from fullbandit.base import Algorithm, StoppingCheck
 from fullbandit.params import SEED, Interval
 from fullbandit.problem import DecisionClass
+from fullbandit.state import StateError
 
 
 class UniformSampling(Algorithm):

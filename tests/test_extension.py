@@ -4,19 +4,18 @@ experiment runner and the conformance suite then pick it up with no other edit."
 from __future__ import annotations
 
 import json
+from functools import partial
 
 import numpy as np
 import pytest
+from example_uniform_sampling import UniformSampling
 
 from fullbandit import registry
 from fullbandit.cli import main
 from fullbandit.experiments import Grid, run_grid
-from fullbandit.experiments.suites import planted_gap_instance
 from fullbandit.experiments.grid import Factory
+from fullbandit.experiments.suites import planted_gap_instance
 from fullbandit.testing import CHECKS
-from functools import partial
-
-from example_uniform_sampling import UniformSampling
 
 SPEC = registry.AlgorithmSpec("uniform-sampling", UniformSampling, summary="uniform super-arms, fixed budget")
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from fullbandit._validation import InvalidParameterError
 from fullbandit.allocation import SUPPORT_KINDS, Tracker, g_optimal_allocation, make_support
-from fullbandit.base import Algorithm, StateError, StateReader, StoppingCheck
+from fullbandit.base import Algorithm, StoppingCheck
 from fullbandit.estimation import (
     CONFIDENCE_CONSTANTS,
     LeastSquaresEstimate,
@@ -25,6 +25,7 @@ from fullbandit.estimation import (
 )
 from fullbandit.params import SEED, SUPERARMS, Instance, Interval, Options
 from fullbandit.problem import SuperArm
+from fullbandit.state import StateError, StateReader
 
 DEFAULT_BUDGET = 10_000_000
 ALLOCATIONS = ("uniform", "g-optimal")
