@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from fullbandit.experiments.kuroki_samples import table2_teams
 from fullbandit.experiments.store import expand_metrics
 from fullbandit.experiments.suites import get_suite
-from fullbandit.experiments.kuroki_samples import table2_teams
 
 SECTIONS = [
     ("kuroki-table2", "Table 2: the six crowdsourcing data sets"),

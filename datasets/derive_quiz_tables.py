@@ -39,7 +39,7 @@ def correctness_csv(data: quiz.QuizData) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["question_id", *data.worker_ids])
-    for question_id, row in zip(data.question_ids, data.correct):
+    for question_id, row in zip(data.question_ids, data.correct, strict=True):
         writer.writerow([question_id, *(int(cell) for cell in row)])
     return buffer.getvalue()
 

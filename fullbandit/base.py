@@ -20,7 +20,7 @@ block, not once per pull). :func:`fullbandit.run` is exactly this loop.
 
 Writing an algorithm: subclass :class:`Algorithm` (or
 :class:`fullbandit.full.static.StaticFullBandit` for a static full-bandit design), declare
-``parameter_constraints``, ``feedback``, ``mode`` and ``decision_classes``, and implement
+``parameter_constraints``, ``feedback``, ``setting`` and ``decision_classes``, and implement
 the hooks ``_build``, ``_next_pull``, ``_record``, ``_release``, ``_due_for_check``,
 ``_evaluate``, ``_state`` and ``_restore``. Register it in :mod:`fullbandit.registry` and
 it is found by the command line, the experiment runner and the conformance suite.
@@ -48,7 +48,7 @@ from fullbandit.state import StateError, StateReader, read_json_object, state_in
 STATE_FORMAT = "fullbandit-state"
 STATE_VERSION = 4
 FEEDBACK_KINDS = ("full", "semi")
-MODES = ("fixed-confidence", "fixed-budget")
+SETTINGS = ("fixed-confidence", "fixed-budget")
 
 
 class ProtocolError(InvalidParameterError):
@@ -68,6 +68,13 @@ class Pull:
     count : int
         Number of identical pulls requested; tell the *sum* of their rewards (for
         semi-bandit feedback, each member's sum).
+
+    Examples
+    --------
+    >>> import fullbandit as fb
+    >>> algorithm = fb.ICB(fb.TopK(4, 2), noise_scale=1.0, seed=0)
+    >>> algorithm.ask(max_count=100)        # a static design hands out whole blocks
+    Pull(id=0, arms=(2, 3), count=1)
     """
 
     id: int
@@ -83,6 +90,13 @@ class StoppingCheck:
     event, for a certified rule); the rule fires when ``gap_bound <= epsilon``.
     ``details`` holds the algorithm's own constants (``C_t``, widths, ...) and
     ``estimate`` the estimate the rule was evaluated on (not saved with the state).
+
+    Examples
+    --------
+    >>> from fullbandit.base import StoppingCheck
+    >>> check = StoppingCheck(pulls=500, gap_bound=0.04, epsilon=0.05, answer=(0, 2), certified=True)
+    >>> check.stop
+    True
     """
 
     pulls: int
@@ -113,17 +127,36 @@ class Algorithm(ABC):
         Short name (the registry key of its default configuration).
     feedback : {"full", "semi"}
         What a pull returns: the sum of the members' rewards, or each member's reward.
-    mode : {"fixed-confidence", "fixed-budget"}
+    setting : {"fixed-confidence", "fixed-budget"}
+        The identification setting: stop when confident, or when the budget is spent.
     decision_classes : tuple of type
         The decision classes (:mod:`fullbandit.problem`) it supports.
     parameter_constraints : dict
         For every constructor parameter but ``problem``, the list of allowed forms
         (:mod:`fullbandit.params`).
+
+    Examples
+    --------
+    A campaign driven by hand: two pulls handed out at once, told in the other order.
+
+    >>> import fullbandit as fb
+    >>> algorithm = fb.ICB(fb.TopK(4, 2), epsilon=0.1, noise_scale=0.5, seed=0)
+    >>> first, second = algorithm.ask(), algorithm.ask()
+    >>> first.arms != second.arms, algorithm.pending == (first, second)
+    (True, True)
+    >>> algorithm.tell(second, 1.25)
+    >>> algorithm.tell(tuple(reversed(first.arms)), 0.5)   # by its arms, in any order
+    >>> algorithm.n_pulls, algorithm.done, str(algorithm.stop_reason)
+    (2, False, 'running')
+    >>> algorithm.tell(first, 1.0)
+    Traceback (most recent call last):
+    ...
+    fullbandit.base.ProtocolError: pull id=0 arms=(2, 3) is already told or abandoned
     """
 
     name: ClassVar[str] = "algorithm"
     feedback: ClassVar[str] = "full"
-    mode: ClassVar[str] = "fixed-confidence"
+    setting: ClassVar[str] = "fixed-confidence"
     decision_classes: ClassVar[tuple[type, ...]] = (DecisionClass,)
     parameter_constraints: ClassVar[dict[str, list]] = {}
 
@@ -131,6 +164,15 @@ class Algorithm(ABC):
     problem: DecisionClass
     budget: int
     seed: Any
+    # Working state, built by setup() or restored by load().
+    _rng: np.random.Generator
+    _told: int
+    _next_id: int
+    _pending: dict[int, tuple[Pull, Any]]
+    _by_arms: dict[SuperArm, list[int]]
+    _checks: int
+    _last: StoppingCheck | None
+    _stop_reason: StopReason
 
     # --- parameters ---------------------------------------------------------------------
     @classmethod
@@ -153,7 +195,7 @@ class Algorithm(ABC):
     @property
     def guarantee(self) -> str:
         """``"certified"``, ``"heuristic"`` or ``"fixed-budget"`` for the configured mode."""
-        return "fixed-budget" if self.mode == "fixed-budget" else "certified"
+        return "fixed-budget" if self.setting == "fixed-budget" else "certified"
 
     def label(self) -> str:
         """Name and mode, as results report it (e.g. ``"saqm[certified]"``)."""
@@ -194,8 +236,8 @@ class Algorithm(ABC):
         self._rng = rng
         self._told = 0
         self._next_id = 0
-        self._pending: dict[int, tuple[Pull, Any]] = {}
-        self._by_arms: dict[SuperArm, list[int]] = {}
+        self._pending = {}
+        self._by_arms = {}
         self._checks = 0
         self._last: StoppingCheck | None = None
         self._stop_reason = RUNNING
@@ -519,7 +561,7 @@ def _json_float(value: float):
 def _json_params(params: Mapping) -> dict:
     """Parameters as JSON values: the decision class as its dict, super-arm lists as lists,
     a seed that is not an int as ``None`` (the generator's state is saved separately)."""
-    data = {}
+    data: dict[str, Any] = {}
     for name, value in params.items():
         if isinstance(value, DecisionClass):
             data[name] = value.to_dict()
@@ -534,7 +576,7 @@ def _json_params(params: Mapping) -> dict:
     return data
 
 
-def _params_from_json(cls: type, parameters: dict) -> dict:
+def _params_from_json(cls: type[Algorithm], parameters: dict) -> dict:
     names = set(cls.parameter_names())
     unknown = set(parameters) - names
     if unknown:
@@ -544,7 +586,7 @@ def _params_from_json(cls: type, parameters: dict) -> dict:
 
 
 def _subclass_named(cls: type, name: str) -> type | None:
-    pending = list(cls.__subclasses__())
+    pending: list[type] = list(cls.__subclasses__())
     while pending:
         candidate = pending.pop()
         if candidate.__name__ == name and not inspect.isabstract(candidate):

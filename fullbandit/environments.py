@@ -178,6 +178,13 @@ class GaussianSum(Environment):
     add up to a draw of the full-feedback model.
 
     ``R = sigma`` for the sum; ``sigma / sqrt(k)`` per member.
+
+    Examples
+    --------
+    >>> from fullbandit import GaussianSum
+    >>> environment = GaussianSum([0.9, 0.5, 0.1], sigma=0.5, seed=0)
+    >>> round(environment.pull((0, 1)), 3), environment.noise_scale(2)
+    (1.463, 0.5)
     """
 
     def __init__(self, means, sigma: float = 1.0, *, feedback="full", seed=None, labels=None):
@@ -203,6 +210,13 @@ class BernoulliTeam(Environment):
 
     A team of crowd workers answering a fresh question each, with accuracy as the mean.
     ``R = 1/2`` per member; the sum of ``k`` independent members is ``sqrt(k)/2``-sub-Gaussian.
+
+    Examples
+    --------
+    >>> from fullbandit import BernoulliTeam
+    >>> team = BernoulliTeam([1.0, 0.0, 0.5], feedback="semi", seed=0)
+    >>> team.pull((0, 1)), team.pull((0, 1), count=10)   # a block of 10: each member's total
+    (array([1., 0.]), array([10.,  0.]))
     """
 
     def __init__(self, means, *, feedback="full", seed=None, labels=None):
@@ -235,6 +249,13 @@ class Replay(Environment):
     ----------
     correct : array_like of shape (n_questions, n_workers)
         1 (or True) where the worker answered the question correctly, else 0.
+
+    Examples
+    --------
+    >>> from fullbandit import Replay
+    >>> replay = Replay([[1, 1, 0], [1, 0, 0]], seed=0)      # 2 questions, 3 workers
+    >>> replay.means.tolist(), replay.pull((0, 2)) in (1.0,)  # worker 0 is always right, 2 never
+    ([1.0, 0.5, 0.0], True)
     """
 
     def __init__(self, correct, *, feedback="full", seed=None, labels=None):

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sized
 from dataclasses import dataclass
 
 import numpy as np
@@ -66,6 +66,7 @@ class Interval:
         wanted = numbers.Integral if self.kind is int else numbers.Real
         if not isinstance(value, wanted) or not math.isfinite(float(value)):
             return False
+        value = float(value)
         left_closed = self.closed in ("both", "left")
         right_closed = self.closed in ("both", "right")
         if self.low is not None and (value < self.low if left_closed else value <= self.low):
@@ -130,7 +131,7 @@ class _Seed:
     def accepts(self, value) -> bool:
         if isinstance(value, np.random.Generator | np.random.SeedSequence) or value is None:
             return True
-        return isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_) and value >= 0
+        return isinstance(value, numbers.Integral) and not isinstance(value, bool | np.bool_) and int(value) >= 0
 
     def describe(self) -> str:
         return "None, a non-negative int, a numpy SeedSequence or a numpy Generator"
@@ -143,7 +144,7 @@ class _SuperArms:
     def accepts(self, value) -> bool:
         if isinstance(value, str | bytes) or not isinstance(value, Iterable):
             return False
-        return not (hasattr(value, "__len__") and len(value) == 0)
+        return not (isinstance(value, Sized) and len(value) == 0)
 
     def describe(self) -> str:
         return "a non-empty sequence of super-arms"

@@ -2,7 +2,7 @@
 and the conformance suite discover algorithms here.
 
 An entry names a class and the constructor arguments that fix its configuration. The
-tags (feedback kind, guarantee, mode, decision classes, options) are read from the class
+tags (feedback kind, guarantee, setting, decision classes, options) are read from the class
 and the configured instance, so they cannot disagree with the code.
 
 Adding an algorithm is one module and one call::
@@ -13,7 +13,7 @@ Examples
 --------
 >>> from fullbandit import registry
 >>> spec = registry.get("icb")
->>> spec.feedback, spec.guarantee, spec.mode
+>>> spec.feedback, spec.guarantee, spec.setting
 ('full', 'certified', 'fixed-confidence')
 >>> registry.names(guarantee="heuristic")
 ('safoa-heuristic',)
@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
+from typing import Any
 
 from fullbandit._validation import InvalidParameterError
 from fullbandit.base import Algorithm
@@ -46,10 +47,19 @@ class AlgorithmSpec:
         the key of a class's default configuration has none.
     summary : str
         One line for listings.
+
+    Examples
+    --------
+    >>> from fullbandit import TopK, registry
+    >>> spec = registry.get("safoa-heuristic")
+    >>> spec.fixed["mode"], "mode" in spec.options
+    ('heuristic', False)
+    >>> spec.build(TopK(5, 2), epsilon=0.1)
+    SAFOA(problem=TopK(n=5, k=2), mode='heuristic', epsilon=0.1)
     """
 
     name: str
-    cls: type
+    cls: type[Algorithm]
     fixed: Mapping = field(default_factory=dict)
     summary: str = ""
 
@@ -71,11 +81,13 @@ class AlgorithmSpec:
         if unknown:
             raise InvalidParameterError(f"{self.name} takes no parameter(s) {sorted(unknown)}; its options are "
                                         f"{', '.join(self.options)}")
-        return self.cls(problem, **self.fixed, **parameters)
+        factory: Any = self.cls  # a concrete subclass, whose signature mypy cannot see here
+        return factory(problem, **self.fixed, **parameters)
 
     def _example(self) -> Algorithm:
         # Constructors only store their arguments, so a placeholder problem is harmless here.
-        return self.cls(None, **self.fixed)
+        factory: Any = self.cls
+        return factory(None, **self.fixed)
 
     @property
     def feedback(self) -> str:
@@ -83,9 +95,9 @@ class AlgorithmSpec:
         return self.cls.feedback
 
     @property
-    def mode(self) -> str:
+    def setting(self) -> str:
         """``"fixed-confidence"`` or ``"fixed-budget"``."""
-        return self.cls.mode
+        return self.cls.setting
 
     @property
     def guarantee(self) -> str:
@@ -133,13 +145,13 @@ def get(name: str) -> AlgorithmSpec:
     return _REGISTRY[name]
 
 
-def names(*, feedback: str | None = None, guarantee: str | None = None, mode: str | None = None,
+def names(*, feedback: str | None = None, guarantee: str | None = None, setting: str | None = None,
           problem: DecisionClass | None = None) -> tuple[str, ...]:
     """Registered names, sorted, filtered by tags (and by support of ``problem``'s class)."""
     return tuple(sorted(name for name, spec in _REGISTRY.items()
                         if (feedback is None or spec.feedback == feedback)
                         and (guarantee is None or spec.guarantee == guarantee)
-                        and (mode is None or spec.mode == mode)
+                        and (setting is None or spec.setting == setting)
                         and (problem is None or spec.supports(problem))))
 
 

@@ -276,7 +276,7 @@ def check_easy_instance(spec: AlgorithmSpec) -> None:
     """On an instance with a wide gap the run ends with the best pair."""
     result = run(_make(spec), _environment(spec), progress=False)
     assert result.answer == (0, 1), f"answer {result.answer} on an easy instance"
-    if spec.mode == "fixed-confidence":
+    if spec.setting == "fixed-confidence":
         assert result.stop_reason == "stopping rule" and result.gap_bound <= EPSILON
 
 

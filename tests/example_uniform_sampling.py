@@ -29,7 +29,7 @@ class UniformSampling(Algorithm):
 
     name = "uniform-sampling"
     feedback = "full"
-    mode = "fixed-budget"
+    setting = "fixed-budget"
     decision_classes = (DecisionClass,)
     parameter_constraints = {"budget": [Interval(int, 1, None)], "seed": [SEED]}
 

@@ -81,6 +81,7 @@ def _tiny_suite():
     from functools import partial
 
     from experiment_factories import saqm, two_level_instance
+
     from fullbandit.experiments import Factory, Grid
     from fullbandit.experiments.suites import Suite, _support_plot
 

@@ -86,7 +86,7 @@ def test_the_careless_algorithm_without_mistakes_passes():
 def test_every_registered_class_is_an_algorithm_with_declared_tags():
     for spec in registry.specs():
         assert issubclass(spec.cls, Algorithm)
-        assert spec.feedback in ("full", "semi") and spec.mode in ("fixed-confidence", "fixed-budget")
+        assert spec.feedback in ("full", "semi") and spec.setting in ("fixed-confidence", "fixed-budget")
         assert spec.guarantee in ("certified", "heuristic", "fixed-budget")
 
 

@@ -33,7 +33,7 @@ def test_the_example_passes_the_conformance_suite(check):
 
 
 def test_the_registry_tags_come_from_the_class(registered):
-    assert "uniform-sampling" in registry.names(mode="fixed-budget")
+    assert "uniform-sampling" in registry.names(setting="fixed-budget")
     assert registered.guarantee == "fixed-budget" and registered.options == ("budget", "seed")
 
 

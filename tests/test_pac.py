@@ -14,7 +14,7 @@ from scipy import stats
 import fullbandit as fb
 from fullbandit import registry
 
-CERTIFIED = registry.names(feedback="full", guarantee="certified", mode="fixed-confidence")
+CERTIFIED = registry.names(feedback="full", guarantee="certified", setting="fixed-confidence")
 N, K, GAP, SIGMA = 6, 2, 0.1, 0.1
 
 
@@ -67,7 +67,7 @@ def test_pac_over_100_runs(name):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", registry.names(feedback="full", mode="fixed-confidence"))
+@pytest.mark.parametrize("name", registry.names(feedback="full", setting="fixed-confidence"))
 def test_error_rates_over_500_runs(name):
     # 500 runs, delta = 0.1. The heuristic SA-FOA has no guarantee: its measured rate is printed
     # (run with -s) and held to the same level, which it has met in our runs.

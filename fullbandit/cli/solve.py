@@ -85,17 +85,17 @@ def algorithm_parameters(spec: registry.AlgorithmSpec, args) -> dict:
                 parameters[name] = defaults[name]
             continue
         if name not in spec.options:
-            raise InvalidParameterError(
-                f"--{name.replace('_', '-')} does not apply to --algorithm {spec.name}; its options are "
-                f"{', '.join('--' + option.replace('_', '-') for option in spec.options if option in PARAMETER_OPTIONS)}")
+            offered = [f"--{option.replace('_', '-')}" for option in spec.options if option in PARAMETER_OPTIONS]
+            raise InvalidParameterError(f"--{name.replace('_', '-')} does not apply to --algorithm {spec.name}; "
+                                        f"its options are {', '.join(offered)}")
         parameters[name] = value
     return parameters
 
 
 def list_algorithms() -> None:
-    print(f"{'name':<18}{'feedback':<10}{'guarantee':<14}{'mode':<18}summary")
+    print(f"{'name':<18}{'feedback':<10}{'guarantee':<14}{'setting':<18}summary")
     for spec in registry.specs():
-        print(f"{spec.name:<18}{spec.feedback:<10}{spec.guarantee:<14}{spec.mode:<18}{spec.summary}")
+        print(f"{spec.name:<18}{spec.feedback:<10}{spec.guarantee:<14}{spec.setting:<18}{spec.summary}")
 
 
 def run(args) -> int:

@@ -7,6 +7,7 @@ An :class:`Evaluation` turns (algorithm, instance) into a row. The default,
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -45,10 +46,14 @@ def evaluate_bandit(algorithm, instance: Instance) -> dict:
     problem, means = instance.problem, instance.environment.means
     metrics = {name: value for name, value in result.constants.items() if _is_scalar(value)}
     metrics.update(instance.description)
-    return {"n": problem.n, "k": problem.k, "answer": _team(result.answer), "best": _team(result.best),
-            "correct": problem.is_optimal(result.answer, means), "epsilon_optimal": result.epsilon_optimal,
-            "gap": result.gap, "precision": len(set(result.answer) & set(result.best)) / len(result.best),
-            "pulls": result.pulls, "stop_reason": result.stop_reason, "checks": result.checks,
+    answer, best = result.answer, result.best or ()
+    # A run that ended before its data identified the means has no answer: wrong, gap unknown.
+    return {"n": problem.n, "k": problem.k, "answer": "" if answer is None else _team(answer), "best": _team(best),
+            "correct": answer is not None and problem.is_optimal(answer, means),
+            "epsilon_optimal": bool(result.epsilon_optimal),
+            "gap": math.nan if result.gap is None else result.gap,
+            "precision": 0.0 if answer is None else len(set(answer) & set(best)) / len(best),
+            "pulls": result.pulls, "stop_reason": str(result.stop_reason), "checks": result.checks,
             "wall_time": result.wall_time, METRICS_COLUMN: metrics, "_result": result}
 
 

@@ -16,6 +16,7 @@ import zlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
 import numpy as np
 
@@ -26,8 +27,8 @@ from fullbandit._validation import InvalidParameterError, check_int
 class Instance:
     """What an instance factory returns: the decision class and a seeded environment."""
 
-    problem: object
-    environment: object
+    problem: Any
+    environment: Any
     description: dict = field(default_factory=dict)
 
 
@@ -58,7 +59,7 @@ class Factory:
     def settings(self) -> list[dict]:
         names = sorted(self.sweep)
         values = [list(self.sweep[name]) for name in names]
-        return [dict(zip(names, combination)) for combination in itertools.product(*values)]
+        return [dict(zip(names, combination, strict=True)) for combination in itertools.product(*values)]
 
 
 def build_registered(problem, seed, *, name: str, **parameters):
@@ -125,7 +126,7 @@ class Grid:
 
     algorithms: Mapping[str, Factory]
     instances: Mapping[str, Factory]
-    seeds: object = 10
+    seeds: int | Iterable[int] = 10
     base_seed: int = 0
     metrics: Callable | None = None
     evaluation: object = None

@@ -46,7 +46,7 @@ from fullbandit.experiments.evaluations import METRICS_COLUMN, Evaluation
 from fullbandit.experiments.grid import Factory, Grid, Instance, build_registered
 from fullbandit.experiments.plots import plot_metric
 from fullbandit.experiments.suites import Suite, planted_gap_instance
-from fullbandit.full import SAFOA, SAQM
+from fullbandit.full import SAFOA, SAQM, StaticFullBandit
 from fullbandit.full.gap_objective import exact_maximum
 from fullbandit.qp import brute_force_qp
 
@@ -126,7 +126,7 @@ def exact_comparison(algorithm: Algorithm, check: StoppingCheck) -> tuple[float,
     raise TypeError(f"only SAQM and SA-FOA approximate a maximum, got {type(algorithm).__name__}")
 
 
-def trace_checks(algorithm: Algorithm, environment, rounds: int) -> list[CheckRecord]:
+def trace_checks(algorithm: StaticFullBandit, environment, rounds: int) -> list[CheckRecord]:
     """Run ``algorithm`` for exactly ``rounds`` pulls and return a :class:`CheckRecord` per check.
 
     The run is an ordinary :func:`fullbandit.run` with ``stop_on_rule=False`` and
@@ -154,7 +154,7 @@ def trace_checks(algorithm: Algorithm, environment, rounds: int) -> list[CheckRe
     return records
 
 
-def evaluate_ratio(algorithm: Algorithm, instance: Instance) -> dict:
+def evaluate_ratio(algorithm: StaticFullBandit, instance: Instance) -> dict:
     """One traced run: summary columns, and the traces in the metrics.
 
     Metrics ``trace``: ``[t, ratio, additive]`` per check (``ratio`` null where undefined);
@@ -235,9 +235,9 @@ def ratio_curves(frame: pd.DataFrame, points: int = 40) -> pd.DataFrame:
     last = min(trace[-1, 0] for trace in traces)
     grid = np.unique(np.round(np.geomspace(first, last, points)))
     rows = []
-    for (_, row), trace in zip(frame.iterrows(), traces):
+    for (_, row), trace in zip(frame.iterrows(), traces, strict=True):
         index = np.searchsorted(trace[:, 0], grid, side="right") - 1
-        for g, i in zip(grid, index):
+        for g, i in zip(grid, index, strict=True):
             rows.append({"algorithm": row["algorithm"], "min_gap": row["min_gap"], "seed": row["seed"],
                          "series": f"{row['algorithm']}, gap {row['min_gap']:g}", "round": g,
                          "ratio": trace[i, 1], "additive": trace[i, 2]})
@@ -257,7 +257,7 @@ def plot_ratio(frame: pd.DataFrame, path: Path) -> None:
     figure, axes = plt.subplots(1, 3, figsize=(18, 4.8))
     plot_metric(curves.dropna(subset=["ratio"]), "round", "ratio", hue="series", ax=axes[0],
                 title="ratio: SAQM Z_t / OPT_t; SA-FOA found / max (5) (runs where max (5) > 0)")
-    for ax, (label, name) in zip(axes[1:], RATIO_ALGORITHMS.items()):
+    for ax, (label, name) in zip(axes[1:], RATIO_ALGORITHMS.items(), strict=True):
         subset = curves[curves["algorithm"] == label]
         if subset.empty:
             ax.set_visible(False)

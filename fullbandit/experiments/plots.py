@@ -62,7 +62,7 @@ def plot_metric(frame: pd.DataFrame, x: str, y: str, *, hue: str = "algorithm", 
     ax = _axes(ax)
     for label, group in frame.groupby(hue, sort=True):
         stats = [(value, *mean_with_band(sub[y], level)) for value, sub in group.groupby(x, sort=True)]
-        xs, means, lows, highs = (np.array(column, dtype=float) for column in zip(*stats))
+        xs, means, lows, highs = (np.array(column, dtype=float) for column in zip(*stats, strict=True))
         if logy:  # a band reaching below zero cannot be drawn on a log axis
             lows = np.maximum(lows, means / 100.0)
         ax.plot(xs, means, marker="o", label=str(label))
@@ -91,7 +91,8 @@ def plot_error_rates(frame: pd.DataFrame, *, success: str = "epsilon_optimal", b
     width = 0.8 / len(groups)
     for offset, group_value in enumerate(groups):
         subset = frame if group_value is None else frame[frame[group] == group_value]
-        rates, errors = [], [[], []]
+        rates: list[float] = []
+        errors: list[list[float]] = [[], []]
         for label in labels:
             outcomes = subset.loc[subset[by] == label, success].astype(bool)
             failures, trials = int((~outcomes).sum()), int(outcomes.size)

@@ -33,6 +33,14 @@ class Exhaustive(StaticFullBandit):
     ----------
     Y. Kuroki et al. Neural Computation 32(9), 2020, Appendix E, Algorithm 5, objective (5).
     M. Soare, A. Lazaric, R. Munos. Best-arm identification in linear bandits. NeurIPS 2014.
+
+    Examples
+    --------
+    >>> import fullbandit as fb
+    >>> environment = fb.GaussianSum([1.0, 0.9, 0.2, 0.1, 0.0], sigma=0.2, seed=1)
+    >>> result = fb.run(fb.Exhaustive(fb.TopK(5, 2), epsilon=0.1, seed=2), environment, progress=False)
+    >>> result.answer, result.certified, result.constants["union_bound"]   # C(10, 2) pairs of super-arms
+    ((0, 1), True, 45)
     """
 
     name = "exhaustive"

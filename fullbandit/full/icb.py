@@ -42,6 +42,17 @@ class ICB(StaticFullBandit):
     Y. Kuroki, L. Xu, A. Miyauchi, J. Honda, M. Sugiyama. Polynomial-time algorithms for
     multiple-arm identification with full-bandit feedback. Neural Computation 32(9), 2020,
     Appendix A (Lemma 1, Algorithm 4, Lemmas 2-3) and Appendix B.
+
+    Examples
+    --------
+    At most one worker from each of three groups:
+
+    >>> import fullbandit as fb
+    >>> problem = fb.PartitionMatroid(groups=(0, 0, 1, 1, 2, 2), capacities=(1, 1, 1), k=2)
+    >>> environment = fb.GaussianSum([0.9, 0.8, 0.3, 0.2, 0.6, 0.1], sigma=0.2, seed=3)
+    >>> result = fb.run(fb.ICB(problem, epsilon=0.05, seed=4), environment, progress=False)
+    >>> result.answer, result.certified
+    ((0, 4), True)
     """
 
     name = "icb"

@@ -59,10 +59,23 @@ class SAFOA(StaticFullBandit):
     Y. Kuroki, L. Xu, A. Miyauchi, J. Honda, M. Sugiyama. Polynomial-time algorithms for
     multiple-arm identification with full-bandit feedback. Neural Computation 32(9), 2020,
     Algorithm 3 and objective (5).
+
+    Examples
+    --------
+    >>> import fullbandit as fb
+    >>> environment = fb.GaussianSum([1.0, 0.9, 0.2, 0.1, 0.0], sigma=0.2, seed=1)
+    >>> result = fb.run(fb.SAFOA(fb.TopK(5, 2), epsilon=0.1, seed=2), environment, progress=False)
+    >>> result.answer, result.certified
+    ((0, 1), True)
+    >>> heuristic = fb.run(fb.SAFOA(fb.TopK(5, 2), mode="heuristic", epsilon=0.1, seed=2), environment,
+    ...                    progress=False)
+    >>> heuristic.guarantee, heuristic.certified   # the published rule carries no guarantee
+    ('heuristic', False)
     """
 
     name = "safoa"
     decision_classes = (TopK,)
+    problem: TopK
     parameter_constraints = {**STATIC_CONSTRAINTS, "mode": [Options(MODES)], "oracle": [Options(ORACLES)],
                              "n_references": [Interval(int, 1, None)], "recentre_steps": [Interval(int, 0, None)]}
 

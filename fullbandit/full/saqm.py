@@ -28,8 +28,9 @@ class SAQM(StaticFullBandit):
 
         ``theta_hat(M_hat) - theta_hat(M_2) >= 2 C_t U_t - epsilon``
 
-    (its ``gap_bound`` is ``2 C_t U_t - (theta_hat(M_hat) - theta_hat(M_2))``) makes ``M_hat`` epsilon-optimal with probability at least ``1 - delta``. The union
-    bound of ``C_t`` is over the ``C(n, k)`` super-arms.
+    (its ``gap_bound`` is ``2 C_t U_t - (theta_hat(M_hat) - theta_hat(M_2))``) makes ``M_hat``
+    epsilon-optimal with probability at least ``1 - delta``. The union bound of ``C_t`` is over
+    the ``C(n, k)`` super-arms.
 
     Parameters
     ----------
@@ -72,17 +73,18 @@ class SAQM(StaticFullBandit):
     >>> env = fb.GaussianSum([1.0, 0.9, 0.2, 0.1, 0.0], sigma=0.2, seed=1)
     >>> algorithm = fb.SAQM(fb.TopK(5, 2), epsilon=0.1, delta=0.05, seed=2)
     >>> result = fb.run(algorithm, env, progress=False)
-    >>> result.answer, result.stop_reason
-    ((0, 1), 'stopping rule')
+    >>> result.answer, str(result.stop_reason), result.gap_bound <= 0.1
+    ((0, 1), 'stopping rule', True)
     """
 
     name = "saqm"
     decision_classes = (TopK,)
+    problem: TopK
     parameter_constraints = {**STATIC_CONSTRAINTS, "width_bound": [Options(WIDTH_BOUNDS)],
                              "oracle": [Options(ORACLES)]}
 
-    def __init__(self, problem, *, width_bound: str = "certified", oracle: str = "peeling", epsilon: float = 0.0, delta: float = 0.05,
-                 noise_scale: float | None = None, confidence: str = "tight", support="auto",
+    def __init__(self, problem, *, width_bound: str = "certified", oracle: str = "peeling", epsilon: float = 0.0,
+                 delta: float = 0.05, noise_scale: float | None = None, confidence: str = "tight", support="auto",
                  support_size: int | None = None, allocation: str = "uniform", budget: int = DEFAULT_BUDGET,
                  check_growth: float = 0.05, stop_on_rule: bool = True, seed=None):
         self.width_bound = width_bound

@@ -96,6 +96,16 @@ class StaticFullBandit(Algorithm):
         reported as ``first_stop``).
     seed : None, int, SeedSequence or Generator
         The one source of randomness (a random support).
+
+    Examples
+    --------
+    Every pull up to the next stopping check is known in advance, so a simulation asks
+    for blocks (:func:`fullbandit.run` does):
+
+    >>> import fullbandit as fb
+    >>> algorithm = fb.ICB(fb.TopK(5, 2), noise_scale=1.0, seed=0, support="cyclic")
+    >>> [algorithm.ask(max_count=10**6).count for _ in range(5)]   # the first pass: each member once
+    [1, 1, 1, 1, 1]
     """
 
     name = "static"
@@ -248,9 +258,10 @@ class StaticFullBandit(Algorithm):
 
     def _restore(self, state: StateReader) -> None:
         self._setup_checks()
-        self._noise_scale = state.number("noise_scale")
-        if self._noise_scale <= 0:
+        noise_scale = state.number("noise_scale")
+        if noise_scale is None or noise_scale <= 0:
             raise StateError(f"{state.source}: field 'state.noise_scale' must be positive")
+        self._noise_scale = noise_scale
         try:
             arms = [self.problem.check_super_arm(arm, "support member") for arm in state.get("support", list)]
             if len(set(arms)) != len(arms):
