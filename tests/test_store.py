@@ -181,6 +181,25 @@ def test_blank_lines_missing_values_and_mixed_text_are_accepted(tmp_path):
     assert frame["algorithm"].tolist()[-1] == "3" and frame["instance"].tolist()[-1] == "7"
 
 
+# --- files of something else are never changed ------------------------------------------------
+
+def test_another_grids_file_is_refused_untouched_even_with_a_cut_last_line(tmp_path):
+    path = _good_file(tmp_path)
+    path.write_text(path.read_text() + "k4,saqm")
+    before = path.read_bytes()
+    with pytest.raises(InvalidParameterError, match=r"holds results of a different grid \(columns \['key', "):
+        ResultStore(path, ["key", "other", "metrics"])
+    assert path.read_bytes() == before
+
+
+def test_a_file_without_line_ends_that_is_not_a_cut_header_is_not_overwritten(tmp_path):
+    path = tmp_path / "results.csv"
+    path.write_bytes(b"\x89PNG unrelated data, no line end")
+    with pytest.raises(InvalidParameterError, match=r"different grid \(no header but '.PNG unrelated data"):
+        ResultStore(path, COLUMNS)
+    assert path.read_bytes() == b"\x89PNG unrelated data, no line end"
+
+
 # --- unusable paths ----------------------------------------------------------------------------
 
 def test_a_folder_in_place_of_the_file_is_refused(tmp_path):

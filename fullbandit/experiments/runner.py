@@ -56,20 +56,17 @@ def _check_storable(cells: list[Cell]) -> None:
     A column of the file reads back as one kind (see :class:`ResultStore`), so a sweep
     such as ``["auto", 2]`` would come back as text, and the file would look damaged.
     """
-    kinds: defaultdict[str, set[str]] = defaultdict(set)
+    written: defaultdict[str, set[str]] = defaultdict(set)
     for cell in cells:
         for name, value in (*cell.instance_params, *cell.algorithm_params):
-            kind = value_kind(field_text(value))
-            if kind is not None:  # missing values fit any column
-                kinds[name].add(kind)
-    for name, found in kinds.items():
-        if len(found) > 1:
-            values = sorted({str(value) for cell in cells
-                             for key, value in (*cell.instance_params, *cell.algorithm_params) if key == name})
+            written[name].add(field_text(value))
+    for name, texts in written.items():
+        kinds = {kind for text in texts if (kind := value_kind(text))}  # missing values fit any column
+        if len(kinds) > 1:
             raise InvalidParameterError(
-                f"swept parameter {name!r} mixes {' and '.join(sorted(found))} values ({', '.join(values)}); a "
-                "results file (out=) keeps one kind per column: give every value the same kind (e.g. 'size-2' "
-                "rather than 2 beside 'auto')")
+                f"swept parameter {name!r} mixes {' and '.join(sorted(kinds))} values "
+                f"({', '.join(sorted(texts - {''}))}); a results file (out=) keeps one kind per column: give "
+                "every value the same kind (e.g. 'size-2' rather than 2 beside 'auto')")
 
 
 def run_cell(algorithm_factory: Factory, instance_factory: Factory, grid_metrics, evaluation, cell: Cell) -> dict:
@@ -246,8 +243,8 @@ def run_grid(grid: Grid, *, backend: str = "sequential", jobs: int = 2, schedule
     rows = []
     bar = tqdm(total=len(cells), initial=len(cells) - len(pending), unit=" runs", delay=0.0 if progress else 2.0,
                disable=progress is False, leave=False, dynamic_ncols=True)
-    # closing(): an exception raised here between two rows (Ctrl-C, a full disk) still
-    # reaches the backend, which then stops its workers.
+    # closing(): when the loop ends early (Ctrl-C or a full disk between two rows), the
+    # generator is closed at once, not when garbage-collected, and the backend stops its workers.
     with _sigterm_unwinds(), contextlib.closing(_execute(grid, pending, backend, jobs, scheduler)) as results:
         try:
             for row in results:

@@ -108,8 +108,9 @@ class ResultStore:
     -----
     Opening an existing file checks it whole, before any run starts:
 
-    * The header must equal ``columns``; otherwise the file belongs to another grid and is
-      refused, never overwritten.
+    * The header must equal ``columns``; otherwise the file belongs to another grid (or
+      is not a results file) and is refused. Only an empty file, or one holding just the
+      beginning of the header, is (re)written from the start.
     * A last line without its line end is what a run killed while appending leaves: it is
       dropped (the file is truncated to its last complete line) with a warning giving the
       number of lines dropped and the line's text, and that run is redone.
@@ -159,8 +160,30 @@ class ResultStore:
         self._finished = set() if key is None else {row[key] for _, row in rows}
 
     def _check_existing(self) -> list[tuple[Span, list[str]]] | None:
-        """The data rows (with their lines) of the existing file, or ``None`` if it holds no header."""
-        data = self._drop_cut_last_line(self.path.read_bytes())
+        """The data rows (with their lines) of the existing file, or ``None`` if it holds no header yet.
+
+        The file is changed only once it is known to be good: then a cut last line is dropped.
+        """
+        data = self.path.read_bytes()
+        complete = data[:data.rfind(b"\n") + 1]  # without a cut last line
+        rows, problems = self._parse(complete)
+        if not rows and not problems and _line(self.columns).startswith(data[len(complete):]):
+            return None  # empty, blank lines, or a header cut off while being written
+        if not rows or rows[0][1] != self.columns:
+            found = (f"columns {rows[0][1]}" if rows
+                     else f"no header but {data[:80].decode('utf-8', errors='replace')!r}")
+            raise InvalidParameterError(
+                f"out={str(self.path)!r} holds results of a different grid ({found}); use another file or remove it")
+        rows = rows[1:]
+        problems += self._row_problems(rows)
+        if problems:
+            raise self._damaged(problems)
+        if len(complete) < len(data):
+            self._drop_cut_last_line(data, len(complete))
+        return rows
+
+    def _parse(self, data: bytes) -> tuple[list[tuple[Span, list[str]]], list[tuple[Span, str]]]:
+        """Non-blank rows of ``data`` with the lines they span, and the lines that are not CSV text."""
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:
@@ -175,37 +198,21 @@ class ResultStore:
             try:
                 row = next(reader)
             except StopIteration:
-                break
+                return rows, problems
             except csv.Error as error:  # e.g. a field over csv.field_size_limit()
                 problems.append(((first, reader.line_num), str(error)))
                 continue
             if any(row):
                 rows.append(((first, reader.line_num), row))
-        if not rows:
-            return None
-        (_, header), rows = rows[0], rows[1:]
-        if header != self.columns:
-            raise InvalidParameterError(
-                f"out={str(self.path)!r} holds results of a different grid (columns {header}); "
-                "use another file or remove it")
-        problems += self._row_problems(rows)
-        if problems:
-            raise self._damaged(problems)
-        return rows
 
-    def _drop_cut_last_line(self, data: bytes) -> bytes:
-        if not data or data.endswith(b"\n"):
-            return data
-        keep = data.rfind(b"\n") + 1
+    def _drop_cut_last_line(self, data: bytes, keep: int) -> None:
         with open(self.path, "rb+") as handle:
             handle.truncate(keep)
-        if keep:  # a cut header (nothing else in the file) is simply written again
-            line = data.count(b"\n", 0, keep) + 1
-            cut = data[keep:].decode("utf-8", errors="replace")
-            warnings.warn(
-                f"{self.path}: dropped 1 line cut off by a killed run (line {line}, no line end: {cut[:120]!r}); "
-                "its run will be redone", stacklevel=4)
-        return data[:keep]
+        line = data.count(b"\n", 0, keep) + 1
+        cut = data[keep:].decode("utf-8", errors="replace")
+        warnings.warn(
+            f"{self.path}: dropped 1 line cut off by a killed run (line {line}, no line end: {cut[:120]!r}); "
+            "its run will be redone", stacklevel=4)
 
     def _row_problems(self, rows: list[tuple[Span, list[str]]]) -> list[tuple[Span, str]]:
         """``(lines, what is wrong)`` for every damaged data row."""
@@ -246,9 +253,7 @@ class ResultStore:
             "Delete those lines (their runs are redone on the next start) or repair them, and run again")
 
     def _write_line(self, values, mode: str = "a") -> None:
-        buffer = io.StringIO()
-        csv.writer(buffer, lineterminator="\n").writerow(values)
-        data = buffer.getvalue().encode()
+        data = _line(values)
         flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if mode == "a" else os.O_TRUNC)
         descriptor = os.open(self.path, flags, 0o644)
         try:
@@ -319,6 +324,13 @@ class ResultStore:
         {'a'}
         """
         return set(self._finished)
+
+
+def _line(values) -> bytes:
+    """One CSV line, as the file holds it."""
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerow(values)
+    return buffer.getvalue().encode()
 
 
 def _lines(span: Span) -> str:
