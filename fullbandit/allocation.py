@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-from fullbandit._validation import InvalidParameterError, check_choice, check_int, check_k
+from fullbandit._validation import InvalidParameterError, as_generator, check_choice, check_int, check_k
 
 SUPPORT_KINDS = ("auto", "cyclic", "random")
 RANDOM_SUPPORT_FACTOR = 4  # default random support size, in multiples of n (see random_support)
@@ -26,12 +26,35 @@ def cyclic_windows(n: int, k: int) -> list[tuple[int, ...]]:
     eigenvalues ``|sum_{j<k} w^{mj}|^2`` over the n-th roots of unity ``w^m``, zero iff
     ``n`` divides ``mk`` for some ``0 < m < n``).
 
+    Parameters
+    ----------
+    n : int
+        Number of arms, ``n >= 2``.
+    k : int
+        Window size, ``1 <= k < n`` with ``gcd(n, k) = 1``.
+
+    Returns
+    -------
+    list of tuple of int
+        The windows as sorted tuples, window ``i`` starting at arm ``i``.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``gcd(n, k) > 1``: the windows then leave a direction unidentified.
+
     Notes
     -----
     Spanning is not conditioning: for ``n = 37, k = 10`` the smallest eigenvalue of the
     circulant Gram matrix is about 0.01 against ``k^2 = 100`` for the largest, so a
     uniform allocation over cyclic windows needs far more pulls than one over a larger
     random support (``benchmarks/bench_core.py`` prints the condition numbers).
+
+    Examples
+    --------
+    >>> from fullbandit.allocation import cyclic_windows
+    >>> cyclic_windows(5, 2)
+    [(0, 1), (1, 2), (2, 3), (3, 4), (0, 4)]
     """
     n = check_int("n", n, low=2)
     k = check_k(k, n)
@@ -42,7 +65,7 @@ def cyclic_windows(n: int, k: int) -> list[tuple[int, ...]]:
     return [tuple(sorted((i + j) % n for j in range(k))) for i in range(n)]
 
 
-def random_support(n: int, k: int, rng: np.random.Generator, size: int | None = None,
+def random_support(n: int, k: int, seed=None, size: int | None = None,
                    max_draws: int | None = None, problem=None) -> list[tuple[int, ...]]:
     """Distinct uniformly random ``k``-subsets, at least ``size`` of them, spanning R^n.
 
@@ -51,17 +74,53 @@ def random_support(n: int, k: int, rng: np.random.Generator, size: int | None = 
 
     Parameters
     ----------
+    n : int
+        Number of arms, ``n >= 2``.
+    k : int
+        Super-arm size, ``1 <= k < n``.
+    seed : None, int, SeedSequence or Generator
+        Source of the draws (a ``Generator`` is used as is and advanced).
     size : int, optional
         Minimum number of support members, ``n <= size <= C(n, k)``. Default
         ``min(4 n, C(n, k))``: a minimal (``size = n``) random support is badly conditioned
         (measured condition number of ``A`` about 10^4 to 10^5 for ``n = 36, k = 10``,
         about 40 with ``4 n`` members), and the pulls a static algorithm needs grow with
         it. This default is our choice; the paper leaves the support open.
+    max_draws : int, optional
+        Draws allowed before giving up (default ``100 size + 10000``).
     problem : DecisionClass, optional
         Draw members of this class (``problem.random_member``) instead of uniform ``k``-subsets.
+
+    Returns
+    -------
+    list of tuple of int
+        The members in the order drawn, each a sorted tuple; their indicator vectors
+        span R^n.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``size`` is out of range, or no spanning support was found in ``max_draws``
+        draws (e.g. a class whose super-arms do not span R^n).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fullbandit.allocation import random_support
+    >>> support = random_support(6, 2, seed=1, size=8)
+    >>> x = np.zeros((len(support), 6))
+    >>> for row, arm in enumerate(support):
+    ...     x[row, list(arm)] = 1.0
+    >>> len(support) >= 8, int(np.linalg.matrix_rank(x))
+    (True, 6)
+    >>> support == random_support(6, 2, seed=1, size=8)  # same seed, same support
+    True
+    >>> len(random_support(6, 2, seed=0))  # default size min(4 n, C(n, k)): every pair
+    15
     """
     n = check_int("n", n, low=2)
     k = check_k(k, n)
+    rng = as_generator(seed)
     total = math.comb(n, k) if problem is None else problem.size
     if size is None:
         size = min(RANDOM_SUPPORT_FACTOR * n, total)
@@ -100,13 +159,43 @@ def random_support(n: int, k: int, rng: np.random.Generator, size: int | None = 
         f"could not draw a spanning random support of size {size} for n={n}, k={k} in {max_draws} draws")
 
 
-def make_support(n: int, k: int, kind: str, rng: np.random.Generator,
+def make_support(n: int, k: int, kind: str, seed=None,
                  size: int | None = None, problem=None) -> list[tuple[int, ...]]:
-    """The support of a uniform allocation.
+    """The support of a static allocation, by kind.
 
-    ``kind="auto"`` follows the rule of the project's specification: cyclic windows when
-    ``gcd(n, k) = 1``, otherwise a seeded random full-rank support; an explicit ``size``
-    other than ``n`` asks for a random support.
+    ``kind="auto"`` takes the ``n`` cyclic windows when they span R^n (``gcd(n, k) = 1``:
+    the smallest spanning support, deterministic), otherwise a random spanning support; an
+    explicit ``size`` other than ``n``, or a decision class other than top-k, asks for a
+    random support.
+
+    Parameters
+    ----------
+    n : int
+        Number of arms.
+    k : int
+        Super-arm size.
+    kind : {"auto", "cyclic", "random"}
+        See above; ``"cyclic"`` is :func:`cyclic_windows`, ``"random"`` is
+        :func:`random_support`.
+    seed : None, int, SeedSequence or Generator
+        Source of a random support (unused for cyclic windows).
+    size : int, optional
+        Size of a random support (default: :func:`random_support`'s).
+    problem : DecisionClass, optional
+        Restrict a random support to this class (cyclic windows need top-k).
+
+    Returns
+    -------
+    list of tuple of int
+        Super-arms spanning R^n.
+
+    Examples
+    --------
+    >>> from fullbandit.allocation import make_support
+    >>> make_support(5, 2, "auto")
+    [(0, 1), (1, 2), (2, 3), (3, 4), (0, 4)]
+    >>> len(make_support(6, 2, "auto", seed=0))  # gcd(6, 2) = 2: a random support
+    15
     """
     check_choice("support", kind, SUPPORT_KINDS)
     restricted = problem is not None and type(problem).__name__ != "TopK"
@@ -118,11 +207,37 @@ def make_support(n: int, k: int, kind: str, rng: np.random.Generator,
         if size is not None and size != n:
             raise InvalidParameterError(f"support_size={size} must be None or n={n} with support='cyclic'")
         return cyclic_windows(n, k)
-    return random_support(n, k, rng, size, problem=problem if restricted else None)
+    return random_support(n, k, seed, size, problem=problem if restricted else None)
 
 
 def design_condition_number(n: int, support, proportions=None) -> float:
-    """Condition number of ``A(p) = sum_j p_j x_j x_j^T`` (``inf`` if singular)."""
+    """Condition number of ``A(p) = sum_j p_j x_j x_j^T`` (``inf`` if singular).
+
+    Parameters
+    ----------
+    n : int
+        Number of arms.
+    support : sequence of super-arms
+        The members ``x_j`` (as arm indices).
+    proportions : array_like, optional
+        Weights ``p_j`` (default: uniform); their scale does not matter.
+
+    Returns
+    -------
+    float
+        ``lambda_max / lambda_min`` of ``A(p)``; ``inf`` when ``lambda_min`` is below
+        ``1e-12 lambda_max``.
+
+    Examples
+    --------
+    The three pairs of three arms: ``A = (I + J) / 3`` has eigenvalues ``1/3`` and ``4/3``.
+
+    >>> from fullbandit.allocation import design_condition_number
+    >>> round(design_condition_number(3, [(0, 1), (1, 2), (0, 2)]), 9)
+    4.0
+    >>> design_condition_number(4, [(0, 1), (1, 2), (2, 3), (0, 3)])  # x = (1, -1, 1, -1) unseen
+    inf
+    """
     matrix = np.zeros((len(support), n))
     for row, arm in enumerate(support):
         matrix[row, list(arm)] = 1.0
@@ -144,6 +259,24 @@ class Tracker:
         Positive weights (normalised here).
     counts : array_like of shape (m,), optional
         Pulls already allocated per member (to resume a saved run).
+
+    Attributes
+    ----------
+    proportions : numpy.ndarray
+        The weights normalised to sum to 1.
+    counts : numpy.ndarray of int
+        Pulls allocated per member so far.
+
+    Examples
+    --------
+    With weights ``(2, 1)`` member 0 gets two pulls out of three:
+
+    >>> from fullbandit.allocation import Tracker
+    >>> tracker = Tracker([2, 1])
+    >>> [tracker.advance() for _ in range(6)]
+    [0, 1, 0, 0, 1, 0]
+    >>> tracker.counts.tolist()
+    [4, 2]
     """
 
     def __init__(self, proportions, counts=None):
@@ -161,15 +294,41 @@ class Tracker:
             if self.counts.shape != weights.shape or np.any(self.counts < 0):
                 raise InvalidParameterError(
                     f"counts must hold {weights.size} non-negative integers, one per member")
-        self._heap = [(int(c) / w, j) for j, (c, w) in enumerate(zip(self.counts, self._weights))]
+        self._heap = [(int(c) / w, j) for j, (c, w) in enumerate(zip(self.counts, self._weights, strict=True))]
         heapq.heapify(self._heap)
 
     def peek(self) -> int:
-        """The member the rule pulls next."""
+        """The member the rule pulls next, without allocating it.
+
+        Returns
+        -------
+        int
+            Index of the member :meth:`advance` would allocate.
+
+        Examples
+        --------
+        >>> from fullbandit.allocation import Tracker
+        >>> tracker = Tracker([1, 3])
+        >>> tracker.peek(), tracker.counts.tolist()
+        (0, [0, 0])
+        """
         return self._heap[0][1]
 
     def advance(self) -> int:
-        """Allocate one pull to the next member and return it."""
+        """Allocate one pull to the next member and return it.
+
+        Returns
+        -------
+        int
+            Index of the member allocated.
+
+        Examples
+        --------
+        >>> from fullbandit.allocation import Tracker
+        >>> tracker = Tracker([1, 3])
+        >>> [tracker.advance() for _ in range(4)]
+        [0, 1, 1, 1]
+        """
         _, member = self._heap[0]
         self.counts[member] += 1
         heapq.heapreplace(self._heap, (int(self.counts[member]) / self._weights[member], member))
@@ -182,6 +341,25 @@ class Tracker:
         With equal weights (round robin) they are computed in one step: every member is
         then within one pull of the others, and the next ones in line are the members with
         the fewest pulls, lowest index first.
+
+        Parameters
+        ----------
+        total : int
+            Total pulls allocated after the call (at least the current total).
+
+        Returns
+        -------
+        numpy.ndarray of int
+            Pulls added per member.
+
+        Examples
+        --------
+        >>> from fullbandit.allocation import Tracker
+        >>> tracker = Tracker([1, 1, 1])
+        >>> tracker.allocate(7).tolist()
+        [3, 2, 2]
+        >>> tracker.allocate(8).tolist()  # member 1 is next in line
+        [0, 1, 0]
         """
         total = check_int("total", total, low=int(self.counts.sum()))
         before = self.counts.copy()
@@ -226,6 +404,17 @@ def g_optimal_allocation(n: int, support, solver: str | None = None, tolerance: 
     -------
     numpy.ndarray
         Proportions ``p`` (non-negative, summing to 1), one per support member.
+
+    Examples
+    --------
+    Over all pairs of four arms the optimum is uniform by symmetry, and every variance
+    equals ``n = 4``:
+
+    >>> import itertools
+    >>> from fullbandit.allocation import g_optimal_allocation
+    >>> weights = g_optimal_allocation(4, list(itertools.combinations(range(4), 2)))
+    >>> weights.round(3).tolist()
+    [0.167, 0.167, 0.167, 0.167, 0.167, 0.167]
     """
     import cvxpy as cp
     X = _indicator_matrix(n, support)
@@ -254,8 +443,30 @@ def g_optimal_allocation(n: int, support, solver: str | None = None, tolerance: 
 
 
 def kiefer_wolfowitz_variances(X, weights) -> np.ndarray:
-    """``x_j^T A(p)^-1 x_j`` for every support row ``x_j`` of ``X`` (equal to ``n`` on the
-    support of a D-optimal ``p``, at most ``n`` everywhere)."""
+    """``x_j^T A(p)^-1 x_j`` for every support row ``x_j`` of ``X``, with ``A(p) = X^T diag(p) X``.
+
+    Their ``p``-weighted sum is ``trace(A^-1 A) = n`` for any ``p``, so the largest is at
+    least ``n``; a D-optimal ``p`` attains ``n`` on its support and nowhere exceeds it.
+
+    Parameters
+    ----------
+    X : numpy.ndarray of shape (m, n)
+        Support members as rows (0/1 indicators).
+    weights : array_like of shape (m,)
+        Proportions ``p``; ``A(p)`` must be invertible.
+
+    Returns
+    -------
+    numpy.ndarray of shape (m,)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fullbandit.allocation import kiefer_wolfowitz_variances
+    >>> X = np.array([[1.0, 1.0, 0.0], [0.0, 1.0, 1.0], [1.0, 0.0, 1.0]])
+    >>> kiefer_wolfowitz_variances(X, np.full(3, 1 / 3)).round(9).tolist()
+    [3.0, 3.0, 3.0]
+    """
     gram = X.T @ (np.asarray(weights)[:, None] * X)
     return np.einsum("ij,ij->i", X @ np.linalg.inv(gram), X)
 
@@ -277,10 +488,26 @@ def efficient_rounding(weights, total: int) -> np.ndarray:
     zero pulls; ties go to the lowest index. The result satisfies the efficient-design
     apportionment condition ``max_j (m_j - 1) / w_j <= min_j m_j / w_j``.
 
+    Parameters
+    ----------
+    weights : array_like of shape (m,)
+        Non-negative proportions, not all zero (normalised here).
+    total : int
+        Pulls to apportion, at least the number of positive weights.
+
     Returns
     -------
     numpy.ndarray of int
         Pulls per support member, summing to ``total``.
+
+    Examples
+    --------
+    ``ceil(5.5 w) = (3, 2, 1)`` for ``w = (1/2, 1/3, 1/6)`` and ``total = 7``, one short:
+    the extra pull goes to the first minimiser of ``m_j / w_j = (6, 6, 6)``.
+
+    >>> from fullbandit.allocation import efficient_rounding
+    >>> efficient_rounding([1 / 2, 1 / 3, 1 / 6], 7).tolist()
+    [4, 2, 1]
     """
     weights = np.asarray(weights, dtype=float)
     if weights.ndim != 1 or weights.size == 0 or np.any(~np.isfinite(weights)) or np.any(weights < 0) \

@@ -11,8 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fullbandit._validation import InvalidParameterError
-from fullbandit.allocation import (Tracker, cyclic_windows, design_condition_number, make_support,
-                                   random_support)
+from fullbandit.allocation import Tracker, cyclic_windows, design_condition_number, make_support, random_support
 
 
 def design_matrix(n, support):
@@ -71,32 +70,48 @@ def test_random_support_properties(nk, seed, data):
     n, k = nk
     total = math.comb(n, k)
     size = data.draw(st.one_of(st.none(), st.integers(n, min(total, 5 * n))))
-    support = random_support(n, k, np.random.default_rng(seed), size)
+    support = random_support(n, k, seed, size)
     assert_valid_subsets(n, k, support)
     expected_size = min(4 * n, total) if size is None else size
     assert len(support) >= expected_size
     assert np.linalg.matrix_rank(design_matrix(n, support)) == n
-    # same seed, same support
+    # same seed, same support, whatever form the seed takes
     assert random_support(n, k, np.random.default_rng(seed), size) == support
+    assert random_support(n, k, seed=np.random.SeedSequence(seed), size=size) == support
 
 
 def test_random_support_whole_class_when_size_is_total():
-    support = random_support(6, 2, np.random.default_rng(0), size=15)
+    support = random_support(6, 2, seed=0, size=15)
     assert sorted(support) == sorted((i, j) for i in range(6) for j in range(i + 1, 6))
 
 
 def test_random_support_different_seeds_differ():
     # two independent random 40-subsets of the C(12, 5) = 792 subsets coincide with negligible probability
-    a = random_support(12, 5, np.random.default_rng(1), size=40)
-    b = random_support(12, 5, np.random.default_rng(2), size=40)
+    a = random_support(12, 5, seed=1, size=40)
+    b = random_support(12, 5, seed=2, size=40)
     assert set(a) != set(b)
+
+
+def test_random_support_advances_a_given_generator():
+    # a Generator is used as is: a second call on the same generator continues its stream
+    rng = np.random.default_rng(3)
+    first = random_support(12, 5, rng, size=40)
+    assert random_support(12, 5, rng, size=40) != first
+
+
+@pytest.mark.parametrize("seed, error", [(-1, InvalidParameterError), ("x", TypeError), (1.5, TypeError)])
+def test_random_support_bad_seed(seed, error):
+    with pytest.raises(error, match="seed"):
+        random_support(6, 2, seed)
+    with pytest.raises(error, match="seed"):
+        make_support(6, 2, "random", seed=seed)
 
 
 @pytest.mark.parametrize("size", [3, 11])
 def test_random_support_bad_size(size):
     # n = 4, k = 2: size must satisfy 4 <= size <= C(4, 2) = 6
     with pytest.raises(InvalidParameterError, match="support_size"):
-        random_support(4, 2, np.random.default_rng(0), size=size)
+        random_support(4, 2, seed=0, size=size)
 
 
 # --- make_support --------------------------------------------------------------------------
@@ -104,25 +119,24 @@ def test_random_support_bad_size(size):
 def test_make_support_auto_picks_cyclic_iff_gcd_one():
     for n in range(3, 16):
         for k in range(1, n):
-            support = make_support(n, k, "auto", np.random.default_rng(n * 100 + k))
+            support = make_support(n, k, "auto", n * 100 + k)
             assert_valid_subsets(n, k, support)
             assert np.linalg.matrix_rank(design_matrix(n, support)) == n
             if math.gcd(n, k) == 1:
                 assert support == [tuple(sorted((i + j) % n for j in range(k))) for i in range(n)]
             else:
-                assert support == random_support(n, k, np.random.default_rng(n * 100 + k))
+                assert support == random_support(n, k, seed=n * 100 + k)
 
 
 def test_make_support_explicit_kinds():
-    assert make_support(7, 3, "cyclic", np.random.default_rng(0)) == cyclic_windows(7, 3)
-    assert make_support(7, 3, "random", np.random.default_rng(3), size=10) == \
-        random_support(7, 3, np.random.default_rng(3), 10)
+    assert make_support(7, 3, "cyclic") == cyclic_windows(7, 3)
+    assert make_support(7, 3, "random", seed=3, size=10) == random_support(7, 3, seed=3, size=10)
     with pytest.raises(InvalidParameterError, match="gcd"):
-        make_support(6, 2, "cyclic", np.random.default_rng(0))
+        make_support(6, 2, "cyclic")
     with pytest.raises(InvalidParameterError, match="support_size=9"):
-        make_support(7, 3, "cyclic", np.random.default_rng(0), size=9)
+        make_support(7, 3, "cyclic", size=9)
     with pytest.raises(InvalidParameterError, match=r"support='grid' is not one of the allowed values"):
-        make_support(7, 3, "grid", np.random.default_rng(0))
+        make_support(7, 3, "grid")
 
 
 # --- design condition number ---------------------------------------------------------------
@@ -168,8 +182,9 @@ def test_uniform_tracker_is_round_robin(m):
     tracker = Tracker(np.ones(m))
     sequence = []
     for _ in range(5 * m + 3):
-        assert tracker.peek() == tracker.peek()
+        before = tracker.counts.copy()
         nxt = tracker.peek()
+        assert np.array_equal(tracker.counts, before)  # peeking allocates nothing
         sequence.append(tracker.advance())
         assert sequence[-1] == nxt
     assert sequence == [t % m for t in range(5 * m + 3)]
@@ -189,10 +204,10 @@ def test_tracker_counts_within_provable_bounds():
     rng = np.random.default_rng(99)
     for _ in range(40):
         m = int(rng.integers(2, 12))
-        p = rng.dirichlet(np.full(m, 0.5)) + 1e-3
-        tracker = Tracker(p)
-        p = tracker.proportions
-        assert p.sum() == pytest.approx(1.0)
+        weights = 7.0 * (rng.dirichlet(np.full(m, 0.5)) + 1e-3)  # unnormalised on purpose
+        tracker = Tracker(weights)
+        p = weights / weights.sum()
+        np.testing.assert_allclose(tracker.proportions, p, rtol=1e-12)
         N_max = int(rng.integers(1, 2001))
         for N in range(1, N_max + 1):
             tracker.advance()
@@ -291,3 +306,11 @@ def test_tracker_counts_of_wrong_length_raise(counts):
 def test_tracker_negative_counts_raise():
     with pytest.raises(InvalidParameterError):
         Tracker([1, 1, 1], counts=[0, -5, 0])
+
+
+def test_module_examples_run():
+    import doctest
+
+    from fullbandit import allocation
+    failures, attempted = doctest.testmod(allocation, verbose=False, report=False)
+    assert attempted > 0 and failures == 0

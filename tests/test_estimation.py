@@ -16,7 +16,6 @@ from scipy import stats
 from fullbandit._validation import InvalidParameterError
 from fullbandit.estimation import LeastSquaresEstimate, SingularDesignError, StaticDesign, confidence_radius
 
-
 # --- confidence_radius ---------------------------------------------------------------------
 
 def paper_formula(t, delta, R, X):
@@ -33,17 +32,17 @@ GRID = list(itertools.product([1, 2, 17, 1000, 10 ** 6], [1e-6, 0.01, 0.05, 0.1,
 
 @pytest.mark.parametrize("t, delta, R, X", GRID[::7] + [(1, 0.05, 1.0, 1), (10 ** 6, 1e-6, 3.7, 10 ** 12)])
 def test_confidence_radius_matches_closed_forms(t, delta, R, X):
-    assert confidence_radius(t, delta, R, X, constant="tight") == pytest.approx(tight_formula(t, delta, R, X),
+    assert confidence_radius(t, delta, R, X, confidence="tight") == pytest.approx(tight_formula(t, delta, R, X),
                                                                                rel=1e-12)
     assert confidence_radius(t, delta, R, X) == pytest.approx(tight_formula(t, delta, R, X), rel=1e-12)
-    assert confidence_radius(t, delta, R, X, constant="paper") == pytest.approx(paper_formula(t, delta, R, X),
+    assert confidence_radius(t, delta, R, X, confidence="paper") == pytest.approx(paper_formula(t, delta, R, X),
                                                                                rel=1e-12)
 
 
 def test_confidence_radius_whole_grid_closed_forms_and_tight_below_paper():
     for t, delta, R, X in GRID:
-        tight = confidence_radius(t, delta, R, X, constant="tight")
-        paper = confidence_radius(t, delta, R, X, constant="paper")
+        tight = confidence_radius(t, delta, R, X, confidence="tight")
+        paper = confidence_radius(t, delta, R, X, confidence="paper")
         assert tight == pytest.approx(tight_formula(t, delta, R, X), rel=1e-12)
         assert paper == pytest.approx(paper_formula(t, delta, R, X), rel=1e-12)
         # tight^2 / R^2 = 2 (L + log(pi^2/3)), paper^2 / R^2 = 8 (L + log(6/pi^2)) with
@@ -60,7 +59,7 @@ def test_confidence_radius_huge_integer_directions():
     expected = 1.0 * math.sqrt(2 * (math.log(math.pi ** 2 * 50 ** 2 / (3 * 0.05)) + log_X))
     assert confidence_radius(50, 0.05, 1.0, X) == pytest.approx(expected, rel=1e-12)
     expected_paper = 2 * math.sqrt(2) * math.sqrt(math.log(6 * 50 ** 2 / (math.pi ** 2 * 0.05)) + log_X)
-    assert confidence_radius(50, 0.05, 1.0, X, constant="paper") == pytest.approx(expected_paper, rel=1e-12)
+    assert confidence_radius(50, 0.05, 1.0, X, confidence="paper") == pytest.approx(expected_paper, rel=1e-12)
     # far beyond float range: C(2000, 1000)^2 ~ 10^1200; log from lgamma, independently
     big = math.comb(2000, 1000) ** 2
     with pytest.raises(OverflowError):
@@ -71,12 +70,12 @@ def test_confidence_radius_huge_integer_directions():
 
 
 def test_confidence_radius_monotone_and_linear_in_R():
-    for constant in ("tight", "paper"):
-        base = confidence_radius(100, 0.05, 1.0, 50, constant=constant)
-        assert confidence_radius(101, 0.05, 1.0, 50, constant=constant) > base
-        assert confidence_radius(100, 0.04, 1.0, 50, constant=constant) > base
-        assert confidence_radius(100, 0.05, 1.0, 51, constant=constant) > base
-        assert confidence_radius(100, 0.05, 2.5, 50, constant=constant) == pytest.approx(2.5 * base, rel=1e-14)
+    for confidence in ("tight", "paper"):
+        base = confidence_radius(100, 0.05, 1.0, 50, confidence=confidence)
+        assert confidence_radius(101, 0.05, 1.0, 50, confidence=confidence) > base
+        assert confidence_radius(100, 0.04, 1.0, 50, confidence=confidence) > base
+        assert confidence_radius(100, 0.05, 1.0, 51, confidence=confidence) > base
+        assert confidence_radius(100, 0.05, 2.5, 50, confidence=confidence) == pytest.approx(2.5 * base, rel=1e-14)
 
 
 @pytest.mark.parametrize("t", [0, -1, -100])
@@ -117,9 +116,18 @@ def test_confidence_radius_bad_directions_raises(X):
         confidence_radius(10, 0.1, 1.0, X)
 
 
-def test_confidence_radius_bad_constant_raises():
-    with pytest.raises(InvalidParameterError, match=r"constant='loose' is not one of the allowed values"):
-        confidence_radius(10, 0.1, 1.0, 10, constant="loose")
+def test_confidence_radius_bad_confidence_raises():
+    with pytest.raises(InvalidParameterError, match=r"confidence=.loose. is not one of the allowed values"):
+        confidence_radius(10, 0.1, 1.0, 10, confidence="loose")
+    with pytest.raises(TypeError, match="constant"):  # the old name is gone, not silently ignored
+        confidence_radius(10, 0.1, 1.0, 10, constant="tight")
+
+
+def test_paper_confidence_refuses_a_non_positive_logarithm():
+    # 6 t^2 |X| / (pi^2 delta) = 6 / (0.9 pi^2) < 1 at t = |X| = 1: the paper's radius is undefined
+    with pytest.raises(InvalidParameterError, match="use confidence='tight'"):
+        confidence_radius(1, 0.9, 1.0, 1, confidence="paper")
+    assert confidence_radius(1, 0.9, 1.0, 1) == pytest.approx(tight_formula(1, 0.9, 1.0, 1), rel=1e-12)
 
 
 def test_confidence_radius_type_errors():
@@ -156,7 +164,7 @@ def test_noiseless_rewards_recover_theta_exactly():
         assert isinstance(estimate, LeastSquaresEstimate)
         assert estimate.pulls == design.pulls == counts.sum()
         assert np.allclose(estimate.theta, theta, atol=1e-9, rtol=0)
-        expected_gram = sum(c * np.outer(x, x) for c, x in zip(counts, matrix))
+        expected_gram = sum(c * np.outer(x, x) for c, x in zip(counts, matrix, strict=True))
         assert np.array_equal(estimate.gram, expected_gram)
         assert np.allclose(estimate.gram_inverse, np.linalg.inv(expected_gram),
                            rtol=0, atol=1e-9 * np.abs(np.linalg.inv(expected_gram)).max())
@@ -264,12 +272,9 @@ def test_unpulled_member_makes_design_singular():
 N_RUNS_COVERAGE = 400
 DELTA_COVERAGE = 0.1
 # If P(a run violates the bound) <= delta = 0.1, the number of violating runs out of 400 is
-# stochastically below Binomial(400, 0.1), and P(Binomial(400, 0.1) > 71) = 7.8e-7 < 1e-6.
-MAX_VIOLATING_RUNS = 71
-
-
-def test_max_violating_runs_is_a_one_sided_binomial_bound():
-    assert stats.binom.sf(MAX_VIOLATING_RUNS, N_RUNS_COVERAGE, DELTA_COVERAGE) < 1e-6
+# stochastically below Binomial(400, 0.1): the smallest m with P(Binomial(400, 0.1) > m) <= 1e-6
+# (m = 71, probability 7.8e-7) bounds it for a correct implementation.
+MAX_VIOLATING_RUNS = int(stats.binom.isf(1e-6, N_RUNS_COVERAGE, DELTA_COVERAGE))
 
 
 def test_confidence_bound_coverage_all_super_arms_all_checkpoints():
@@ -277,7 +282,7 @@ def test_confidence_bound_coverage_all_super_arms_all_checkpoints():
     # sequence drawn once, before any reward (every member first, then a skewed mix).
     # Noise N(0, R^2) is R-sub-Gaussian. A run violates if at some checkpoint t some x has
     # |x.(theta - theta_hat_t)| > C_t ||x||_{A_t^-1}; with |X| = 20 at most delta of runs may.
-    # 400 runs; tolerance: at most 71 violating runs (one-sided binomial, see above).
+    # 400 runs; tolerance: at most MAX_VIOLATING_RUNS = 71 violating runs (one-sided binomial, see above).
     n, k, R, delta = 6, 3, 0.7, DELTA_COVERAGE
     rng = np.random.default_rng(2020)
     support, matrix = spanning_support(n, k, rng, size=9)
@@ -286,7 +291,7 @@ def test_confidence_bound_coverage_all_super_arms_all_checkpoints():
     checkpoints = [9, 20, 60, 150, 300]
     X = np.array([[1.0 if i in s else 0.0 for i in range(n)] for s in itertools.combinations(range(n), k)])
     theta = rng.normal(size=n)
-    radii = {c: {t: confidence_radius(t, delta, R, len(X), constant=c) for t in checkpoints}
+    radii = {c: {t: confidence_radius(t, delta, R, len(X), confidence=c) for t in checkpoints}
              for c in ("tight", "paper")}
     violations = {"tight": 0, "paper": 0}
     worst_ratio = 0.0
@@ -338,3 +343,11 @@ def test_standardised_deviation_is_standard_normal():
     assert abs(z.mean()) <= 5.5 / math.sqrt(runs)
     statistic = (runs - 1) * z.var(ddof=1)
     assert stats.chi2.ppf(2.5e-7, runs - 1) <= statistic <= stats.chi2.isf(2.5e-7, runs - 1)
+
+
+def test_module_examples_run():
+    import doctest
+
+    from fullbandit import estimation
+    failures, attempted = doctest.testmod(estimation, verbose=False, report=False)
+    assert attempted > 0 and failures == 0

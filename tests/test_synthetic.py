@@ -7,6 +7,8 @@ each test) or computed here from the papers' formulas, never taken from the modu
 from __future__ import annotations
 
 import dataclasses
+import doctest
+import inspect
 import itertools
 from fractions import Fraction
 
@@ -14,6 +16,7 @@ import numpy as np
 import pytest
 
 from fullbandit._validation import InvalidParameterError
+from fullbandit.datasets import synthetic
 from fullbandit.datasets.synthetic import (
     SYNTHETIC_INSTANCES,
     SyntheticInstance,
@@ -70,7 +73,7 @@ def test_kuroki_structure(seed):
     # Kuroki et al. 2020, sec. 5 "Synthetic datasets": top-k uniform, (k+1)-th = min(top) - gap,
     # rest uniform below it.  Intervals lost in conversion; defaults [0.5, 1] and [0, m - gap].
     n, k, gap = 12, 4, 0.1
-    inst = kuroki_planted_gap(n, k, gap, rng=seed)
+    inst = kuroki_planted_gap(n, k, gap, seed=seed)
     m = inst.means
     assert isinstance(inst, SyntheticInstance)
     assert inst.name == "kuroki-planted-gap" and inst.k == k and inst.n == n
@@ -89,7 +92,7 @@ def test_kuroki_structure(seed):
 def test_kuroki_dyadic_gap_is_exact(gap):
     # for a gap with few binary digits m - gap is representable: the planted gap is exact
     for seed in range(10):
-        m = kuroki_planted_gap(7, 3, gap, rng=seed).means
+        m = kuroki_planted_gap(7, 3, gap, seed=seed).means
         assert m[2] - m[3] == gap
 
 
@@ -97,7 +100,7 @@ def test_kuroki_dyadic_gap_is_exact(gap):
 def test_kuroki_best_team_beats_all_others_by_gap_brute_force(seed):
     # "expected rewards of the best super-arm is larger than those of the rest by at least gap"
     n, k, gap = 8, 3, 0.07
-    m = kuroki_planted_gap(n, k, gap, rng=seed, shuffle=True).means
+    m = kuroki_planted_gap(n, k, gap, seed=seed, shuffle=True).means
     values = {s: sum(m[list(s)]) for s in itertools.combinations(range(n), k)}
     best = max(values, key=values.get)
     top = set(np.argsort(-m)[:k].tolist())
@@ -108,7 +111,7 @@ def test_kuroki_best_team_beats_all_others_by_gap_brute_force(seed):
 
 
 def test_kuroki_custom_intervals_and_edge_sizes():
-    inst = kuroki_planted_gap(30, 5, 0.3, rng=3, top_low=2.0, top_high=3.0, rest_low=-1.0)
+    inst = kuroki_planted_gap(30, 5, 0.3, seed=3, top_low=2.0, top_high=3.0, rest_low=-1.0)
     m = inst.means
     assert np.all((m[:5] >= 2.0) & (m[:5] <= 3.0))
     assert np.all(m[6:] >= -1.0) and np.all(m[6:] <= m[5])
@@ -116,19 +119,19 @@ def test_kuroki_custom_intervals_and_edge_sizes():
     # the rest really are spread over [rest_low, m - gap], not stuck at one value
     assert m[6:].min() < 0.5 and m[6:].max() > 1.0
     # n = k + 1: no "rest" arms; gap at the largest feasible value
-    two = kuroki_planted_gap(2, 1, 0.5, rng=0).means
+    two = kuroki_planted_gap(2, 1, 0.5, seed=0).means
     assert two.shape == (2,) and two[0] - two[1] == 0.5
 
 
 def test_kuroki_top_means_are_uniform_over_interval():
     # with k = n - 1 the top means are the whole sample: check they fill [0.5, 1] uniformly
-    m = kuroki_planted_gap(4001, 4000, 0.1, rng=1).means[:4000]
+    m = kuroki_planted_gap(4001, 4000, 0.1, seed=1).means[:4000]
     assert m.mean() == pytest.approx(0.75, abs=0.01)
     assert np.mean(m < 0.625) == pytest.approx(0.25, abs=0.03)
 
 
 def test_kuroki_rest_uniform_below_the_k_plus_one_th():
-    inst = kuroki_planted_gap(4002, 1, 0.1, rng=2)
+    inst = kuroki_planted_gap(4002, 1, 0.1, seed=2)
     m = inst.means
     ceiling = m[1]
     rest = m[2:] / ceiling  # Uniform[0, 1] after scaling
@@ -137,10 +140,10 @@ def test_kuroki_rest_uniform_below_the_k_plus_one_th():
 
 
 def test_kuroki_determinism_and_seeds():
-    a = kuroki_planted_gap(10, 3, 0.1, rng=7).means
-    b = kuroki_planted_gap(10, 3, 0.1, rng=7).means
-    c = kuroki_planted_gap(10, 3, 0.1, rng=8).means
-    d = kuroki_planted_gap(10, 3, 0.1, rng=np.random.default_rng(7)).means
+    a = kuroki_planted_gap(10, 3, 0.1, seed=7).means
+    b = kuroki_planted_gap(10, 3, 0.1, seed=7).means
+    c = kuroki_planted_gap(10, 3, 0.1, seed=8).means
+    d = kuroki_planted_gap(10, 3, 0.1, seed=np.random.default_rng(7)).means
     np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(a, d)
     assert not np.array_equal(a, c)
@@ -158,8 +161,8 @@ def test_kuroki_determinism_and_seeds():
     ({"n": 10, "k": 3, "gap": "0.1"}, TypeError, "gap"),
     ({"n": 10, "k": 3, "gap": 0.1, "top_high": 0.4}, InvalidParameterError, "top_high"),
     ({"n": 10, "k": 3, "gap": 0.1, "rest_low": 0.5}, InvalidParameterError, "rest_low"),
-    ({"n": 10, "k": 3, "gap": 0.1, "rng": -1}, InvalidParameterError, "rng"),
-    ({"n": 10, "k": 3, "gap": 0.1, "rng": "seed"}, TypeError, "rng"),
+    ({"n": 10, "k": 3, "gap": 0.1, "seed": -1}, InvalidParameterError, "seed"),
+    ({"n": 10, "k": 3, "gap": 0.1, "seed": "x"}, TypeError, "seed"),
     ({"n": 10, "k": 3, "gap": 0.1, "shuffle": "yes"}, TypeError, "shuffle"),
 ])
 def test_kuroki_bad_input(kwargs, exc, argument):
@@ -245,17 +248,17 @@ def test_zhou_two_level_exact():
 
 def test_zhou_uniform_draws():
     # sec. 6.1 setting 1: theta_i ~ Unif[0, 1] i.i.d., n = 1000
-    inst = zhou_uniform(10, rng=11)
+    inst = zhou_uniform(10, seed=11)
     m = inst.means
     assert inst.n == 1000 and inst.k == 10
     assert np.all((m >= 0) & (m <= 1))
     assert m.mean() == pytest.approx(0.5, abs=0.04)
     assert np.mean(m < 0.25) == pytest.approx(0.25, abs=0.05)
     assert np.any(np.diff(m) < 0) and np.any(np.diff(m) > 0)  # draw order, not sorted
-    np.testing.assert_array_equal(m, zhou_uniform(10, rng=11).means)
-    assert not np.array_equal(m, zhou_uniform(10, rng=12).means)
+    np.testing.assert_array_equal(m, zhou_uniform(10, seed=11).means)
+    assert not np.array_equal(m, zhou_uniform(10, seed=12).means)
     with pytest.raises(InvalidParameterError, match="k"):
-        zhou_uniform(0, rng=1)
+        zhou_uniform(0, seed=1)
 
 
 # ------------------------------------------------------------------------- Tao et al.
@@ -351,13 +354,13 @@ def test_nsar_setup4_arithmetic_progression(m):
 
 def test_nsar_setup5_beta_means():
     # sec. IV-A setup 5: means ~ Beta(5, 5): mean 1/2, variance 25 / (100 * 11) = 1/44
-    inst = nsar_setup5(2, rng=5)
+    inst = nsar_setup5(2, seed=5)
     assert inst.n == 50 and inst.k == 2
     assert np.all((inst.means > 0) & (inst.means < 1))
     assert inst.params["budget"] == nsar_budget(inst.means, 2)
-    np.testing.assert_array_equal(inst.means, nsar_setup5(2, rng=5).means)
-    assert not np.array_equal(inst.means, nsar_setup5(2, rng=6).means)
-    big = nsar_setup5(2, n=5000, rng=9).means
+    np.testing.assert_array_equal(inst.means, nsar_setup5(2, seed=5).means)
+    assert not np.array_equal(inst.means, nsar_setup5(2, seed=6).means)
+    big = nsar_setup5(2, n=5000, seed=9).means
     assert big.mean() == pytest.approx(0.5, abs=0.01)
     assert big.var() == pytest.approx(1 / 44, abs=0.003)
 
@@ -382,15 +385,40 @@ def test_nsar_larger_valid_k_still_builds():
 # ---------------------------------------------------------------- common behaviour
 
 
+GENERATORS = {
+    "kuroki-planted-gap": kuroki_planted_gap, "chen-twogroup": chen_twogroup, "chen-uniform": chen_uniform,
+    "chen-synthetic-p": chen_synthetic_p, "zhou-uniform": zhou_uniform, "zhou-two-level": zhou_two_level,
+    "tao-setup1": tao_setup1, "tao-setup2": tao_setup2, "tao-setup3": tao_setup3, "nsar-setup1": nsar_setup1,
+    "nsar-setup2": nsar_setup2, "nsar-setup3": nsar_setup3, "nsar-setup4": nsar_setup4,
+    "nsar-setup5": nsar_setup5, "nsar-setup6": nsar_setup6,
+}
+
+
 def test_registry_names_and_make_instance():
-    assert set(SYNTHETIC_INSTANCES) == set(EXAMPLE_PARAMS)
-    for name in SYNTHETIC_INSTANCES:
-        assert name == name.lower() and " " not in name
-        inst = make_instance(name, rng=0, **EXAMPLE_PARAMS[name])
+    assert set(SYNTHETIC_INSTANCES) == set(EXAMPLE_PARAMS) == set(GENERATORS)
+    for name, generator in GENERATORS.items():
+        assert SYNTHETIC_INSTANCES[name] is generator
+        inst = make_instance(name, seed=0, **EXAMPLE_PARAMS[name])
         assert isinstance(inst, SyntheticInstance) and inst.name == name
-        direct = SYNTHETIC_INSTANCES[name](rng=0, **EXAMPLE_PARAMS[name])
-        np.testing.assert_array_equal(inst.means, direct.means)
+        np.testing.assert_array_equal(inst.means, generator(seed=0, **EXAMPLE_PARAMS[name]).means)
         assert inst.description
+
+
+@pytest.mark.parametrize("name", sorted(GENERATORS))
+def test_seed_is_the_first_keyword_only_parameter(name):
+    # one name for randomness across the package, in the same place in every generator
+    parameters = inspect.signature(GENERATORS[name]).parameters
+    keyword_only = [p for p in parameters.values() if p.kind is inspect.Parameter.KEYWORD_ONLY]
+    assert keyword_only[0].name == "seed" and keyword_only[0].default is None
+    assert "rng" not in parameters
+    with pytest.raises(TypeError, match="rng"):
+        make_instance(name, rng=0, **EXAMPLE_PARAMS[name])
+    assert list(inspect.signature(make_instance).parameters) == ["name", "seed", "params"]
+
+
+def test_module_examples_run():
+    failures, attempted = doctest.testmod(synthetic, verbose=False, report=False)
+    assert attempted > 0 and failures == 0
 
 
 def test_make_instance_unknown_name_lists_names():
@@ -412,10 +440,10 @@ def test_make_instance_missing_or_unknown_parameter():
 @pytest.mark.parametrize("name", sorted(EXAMPLE_PARAMS))
 def test_shuffle_is_a_seeded_permutation(name):
     params = EXAMPLE_PARAMS[name]
-    plain = make_instance(name, rng=4, **params).means
-    shuffled = make_instance(name, rng=4, shuffle=True, **params)
-    again = make_instance(name, rng=4, shuffle=True, **params).means
-    other = make_instance(name, rng=5, shuffle=True, **params).means
+    plain = make_instance(name, seed=4, **params).means
+    shuffled = make_instance(name, seed=4, shuffle=True, **params)
+    again = make_instance(name, seed=4, shuffle=True, **params).means
+    other = make_instance(name, seed=5, shuffle=True, **params).means
     np.testing.assert_array_equal(shuffled.means, again)
     if name not in RANDOM_NAMES:  # same multiset of means as the unshuffled instance
         np.testing.assert_array_equal(np.sort(shuffled.means), np.sort(plain))
@@ -426,18 +454,18 @@ def test_shuffle_is_a_seeded_permutation(name):
         np.testing.assert_array_equal(np.sort(top), np.sort(np.sort(plain)[::-1][: shuffled.k]))
 
 
-def test_deterministic_instances_ignore_rng_without_shuffle():
+def test_deterministic_instances_ignore_seed_without_shuffle():
     for name in sorted(set(EXAMPLE_PARAMS) - set(RANDOM_NAMES)):
-        a = make_instance(name, rng=1, **EXAMPLE_PARAMS[name]).means
-        b = make_instance(name, rng=2, **EXAMPLE_PARAMS[name]).means
+        a = make_instance(name, seed=1, **EXAMPLE_PARAMS[name]).means
+        b = make_instance(name, seed=2, **EXAMPLE_PARAMS[name]).means
         np.testing.assert_array_equal(a, b)
 
 
-def test_rng_validated_for_deterministic_instances():
-    with pytest.raises(TypeError, match="rng"):
-        tao_setup1(rng="x")
-    with pytest.raises(InvalidParameterError, match="rng"):
-        chen_twogroup(5, rng=-3)
+def test_seed_validated_for_deterministic_instances():
+    with pytest.raises(TypeError, match="seed"):
+        tao_setup1(seed="x")
+    with pytest.raises(InvalidParameterError, match="seed"):
+        chen_twogroup(5, seed=-3)
 
 
 def test_instance_is_frozen_and_read_only():

@@ -3,10 +3,11 @@
 Each generator is a plain function that returns a :class:`SyntheticInstance`: the
 vector of arm means plus, where the paper defines them, the team size ``k``, the
 threshold, the tolerance ``epsilon`` and the experiment's other parameters (budgets,
-reward distribution).  Every random choice draws from the ``rng`` argument (``None``,
-a non-negative ``int``, a ``SeedSequence`` or a ``numpy.random.Generator``, see
-:func:`fullbandit._validation.as_generator`); deterministic instances accept ``rng``
-too, for a uniform call signature, and use it only when ``shuffle=True``.
+reward distribution).  Every random choice draws from the keyword argument ``seed``
+(``None``, a non-negative ``int``, a ``SeedSequence`` or a ``numpy.random.Generator``, see
+:func:`fullbandit._validation.as_generator`), the package's one name for randomness;
+deterministic instances accept ``seed`` too, for a uniform call signature, and use it
+only when ``shuffle=True``.
 
 Conventions
 -----------
@@ -16,7 +17,7 @@ Conventions
   size).
 * Arms are returned in the paper's index order (arm ``0`` here is the paper's arm
   ``1``); where the paper orders its arms by mean the best arm comes first.  Pass
-  ``shuffle=True`` to apply a uniformly random permutation drawn from ``rng`` so that
+  ``shuffle=True`` to apply a uniformly random permutation drawn from ``seed`` so that
   an arm's index carries no information about its rank.
 * Where a paper sweeps a parameter (``k`` in Chen et al., Zhou et al. and Shahrampour
   and Tarokh) or its value was lost in conversion (Kuroki et al.), the parameter has no
@@ -111,6 +112,13 @@ class SyntheticInstance:
     params : Mapping
         Further experiment parameters stated by the paper (budgets, algorithm settings);
         read-only.
+
+    Examples
+    --------
+    >>> from fullbandit.datasets.synthetic import SyntheticInstance
+    >>> instance = SyntheticInstance("demo", [0.9, 0.5, 0.1], k=1)
+    >>> instance.n, instance.means.flags.writeable
+    (3, False)
     """
 
     name: str
@@ -143,20 +151,10 @@ def _check_shuffle(shuffle) -> bool:
     return bool(shuffle)
 
 
-def _as_rng(rng) -> np.random.Generator:
-    """:func:`as_generator`, with errors naming the ``rng`` argument."""
-    try:
-        return as_generator(rng)
-    except InvalidParameterError as error:
-        raise InvalidParameterError(f"rng: {error}") from None
-    except TypeError as error:
-        raise TypeError(f"rng: {error}") from None
-
-
-def _finish(name: str, means, rng, shuffle: bool, **fields) -> SyntheticInstance:
+def _finish(name: str, means, seed, shuffle: bool, **fields) -> SyntheticInstance:
     """Apply the optional random permutation and wrap the means."""
     means = np.asarray(means, dtype=float)
-    gen = _as_rng(rng)  # validated even when unused
+    gen = as_generator(seed)  # validated even when unused
     if _check_shuffle(shuffle):
         means = means[gen.permutation(means.shape[0])]
     return SyntheticInstance(name=name, means=means, **fields)
@@ -171,7 +169,7 @@ def _check_n_k(n, k) -> tuple[int, int]:
 # ------------------------------------------------------------- Kuroki et al. (2020)
 
 
-def kuroki_planted_gap(n, k, gap, rng=None, *, top_low=0.5, top_high=1.0, rest_low=0.0,
+def kuroki_planted_gap(n, k, gap, *, seed=None, top_low=0.5, top_high=1.0, rest_low=0.0,
                        shuffle=False) -> SyntheticInstance:
     """Planted-gap instance of Kuroki et al. (2020), section 5, "Synthetic datasets".
 
@@ -195,7 +193,7 @@ def kuroki_planted_gap(n, k, gap, rng=None, *, top_low=0.5, top_high=1.0, rest_l
         Team size, ``1 <= k < n``.
     gap : float
         The planted minimum gap, ``0 < gap <= top_low - rest_low``.
-    rng : None, int, SeedSequence or Generator
+    seed : None, int, SeedSequence or Generator
         Source of all random draws.
     top_low, top_high : float
         Interval of the top-``k`` means (``top_low <= top_high``).
@@ -229,13 +227,27 @@ def kuroki_planted_gap(n, k, gap, rng=None, *, top_low=0.5, top_high=1.0, rest_l
       most a couple of units in the last place of ``m`` (it equals ``gap`` whenever ``m - gap``
       is representable, e.g. for dyadic ``gap`` such as ``0.25``).
     * **Order.**  The paper describes arms by rank only; they are returned best first.
+
+    Examples
+    --------
+    The runner-up team (swap the ``k``-th and ``(k+1)``-th arms) is ``gap`` behind:
+
+    >>> from fullbandit.datasets.synthetic import kuroki_planted_gap
+    >>> instance = kuroki_planted_gap(6, 2, 0.25, seed=0)
+    >>> float(instance.means[1] - instance.means[2])
+    0.25
+    >>> bool((instance.means[:2] >= 0.5).all()), instance.k, instance.reward
+    (True, 2, 'gaussian')
+    >>> shuffled = kuroki_planted_gap(6, 2, 0.25, seed=0, shuffle=True)
+    >>> sorted(shuffled.means.tolist()) == sorted(instance.means.tolist())
+    True
     """
     n, k = _check_n_k(n, k)
     top_low = check_real("top_low", top_low)
     top_high = check_real("top_high", top_high, low=top_low)
     rest_low = check_real("rest_low", rest_low, high=top_low, high_inclusive=False)
     gap = check_real("gap", gap, low=0.0, high=top_low - rest_low, low_inclusive=False)
-    gen = _as_rng(rng)
+    gen = as_generator(seed)
 
     top = np.sort(gen.uniform(top_low, top_high, size=k))[::-1]
     m = float(top[-1])
@@ -269,7 +281,7 @@ def _largest_below_gap(m: float, gap: float) -> float:
 _CHEN_PARAMS = {"delta": 0.01, "runs": 200, "k_values": (100, 250, 500)}
 
 
-def chen_twogroup(k, n=1000, rng=None, *, shuffle=False) -> SyntheticInstance:
+def chen_twogroup(k, n=1000, *, seed=None, shuffle=False) -> SyntheticInstance:
     """TWOGROUP of Chen, Chen, Zhang and Zhou (ICML 2017), section 3 "Experiments".
 
     Definition: ``theta_i = 0.7`` for the top ``i <= K`` and ``theta_i = 0.3`` for
@@ -282,7 +294,7 @@ def chen_twogroup(k, n=1000, rng=None, *, shuffle=False) -> SyntheticInstance:
         Team size ``K``, ``1 <= k < n`` (swept by the paper, hence no default).
     n : int
         Number of arms (paper: 1000).
-    rng : None, int, SeedSequence or Generator
+    seed : None, int, SeedSequence or Generator
         Used only when ``shuffle`` is true.
     shuffle : bool
         Randomly permute the arms.
@@ -298,16 +310,23 @@ def chen_twogroup(k, n=1000, rng=None, *, shuffle=False) -> SyntheticInstance:
     -----
     The paper does not state the reward distribution of its synthetic data sets;
     ``reward="bernoulli"`` is chosen (the paper assumes rewards supported on ``[0, 1]``).
+
+    Examples
+    --------
+    >>> from fullbandit.datasets.synthetic import chen_twogroup
+    >>> instance = chen_twogroup(2, n=5)
+    >>> instance.means.tolist(), instance.epsilon
+    ([0.7, 0.7, 0.3, 0.3, 0.3], 0.01)
     """
     n, k = _check_n_k(n, k)
     means = np.where(np.arange(n) < k, 0.7, 0.3)
-    return _finish("chen-twogroup", means, rng, shuffle, k=k, epsilon=0.01,
+    return _finish("chen-twogroup", means, seed, shuffle, k=k, epsilon=0.01,
                    description=("Chen et al. (2017), sec. 3 TWOGROUP: 0.7 for the top K arms, "
                                 "0.3 for the rest"),
                    params=dict(_CHEN_PARAMS))
 
 
-def chen_uniform(k, n=1000, rng=None, *, shuffle=False) -> SyntheticInstance:
+def chen_uniform(k, n=1000, *, seed=None, shuffle=False) -> SyntheticInstance:
     """UNIFORM of Chen, Chen, Zhang and Zhou (ICML 2017), section 3 "Experiments".
 
     Definition: ``theta_i = 1 - i/n`` for ``i = 1, ..., n`` (so means span ``[0, 1 - 1/n]``
@@ -320,7 +339,7 @@ def chen_uniform(k, n=1000, rng=None, *, shuffle=False) -> SyntheticInstance:
         Team size ``K``, ``1 <= k < n``.
     n : int
         Number of arms (paper: 1000).
-    rng : None, int, SeedSequence or Generator
+    seed : None, int, SeedSequence or Generator
         Used only when ``shuffle`` is true.
     shuffle : bool
         Randomly permute the arms.
@@ -337,15 +356,21 @@ def chen_uniform(k, n=1000, rng=None, *, shuffle=False) -> SyntheticInstance:
     The formula's fraction was lost in conversion ("1 i n"); ``1 - i/n`` is the reading
     that makes SYNTHETIC-1 identical to UNIFORM, as the paper states.  Reward
     distribution not stated: Bernoulli chosen.
+
+    Examples
+    --------
+    >>> from fullbandit.datasets.synthetic import chen_uniform
+    >>> chen_uniform(2, n=5).means.round(2).tolist()
+    [0.8, 0.6, 0.4, 0.2, 0.0]
     """
     n, k = _check_n_k(n, k)
     means = 1.0 - np.arange(1, n + 1) / n
-    return _finish("chen-uniform", means, rng, shuffle, k=k, epsilon=0.01,
+    return _finish("chen-uniform", means, seed, shuffle, k=k, epsilon=0.01,
                    description="Chen et al. (2017), sec. 3 UNIFORM: theta_i = 1 - i/n",
                    params=dict(_CHEN_PARAMS))
 
 
-def chen_synthetic_p(k, p, n=1000, rng=None, *, shuffle=False) -> SyntheticInstance:
+def chen_synthetic_p(k, p, n=1000, *, seed=None, shuffle=False) -> SyntheticInstance:
     """SYNTHETIC-p of Chen, Chen, Zhang and Zhou (ICML 2017), section 3 "Experiments".
 
     Definition implemented, with boundary ``b = 1 - K/n`` between the top ``K`` and the
@@ -367,7 +392,7 @@ def chen_synthetic_p(k, p, n=1000, rng=None, *, shuffle=False) -> SyntheticInsta
         Exponent, ``p > 0``.
     n : int
         Number of arms (paper: 1000).
-    rng : None, int, SeedSequence or Generator
+    seed : None, int, SeedSequence or Generator
         Used only when ``shuffle`` is true.
     shuffle : bool
         Randomly permute the arms.
@@ -392,6 +417,15 @@ def chen_synthetic_p(k, p, n=1000, rng=None, *, shuffle=False) -> SyntheticInsta
     about ``1e-18``), so the ``K``-th and ``(K+1)``-th means can coincide in floating
     point; the exact top-``K`` set is then not identifiable, only an ``epsilon``-top-``K``
     set, which is what the paper measures.
+
+    Examples
+    --------
+    With ``n = 10``, ``K = 2``, ``p = 2``: ``b = 0.8``, the top arms are
+    ``0.8 + 0.2 ((2 - i)/2)^2`` and the others ``0.8 - 0.8 ((i - 2)/8)^2``:
+
+    >>> from fullbandit.datasets.synthetic import chen_synthetic_p
+    >>> chen_synthetic_p(2, 2, n=10).means.round(4).tolist()
+    [0.85, 0.8, 0.7875, 0.75, 0.6875, 0.6, 0.4875, 0.35, 0.1875, 0.0]
     """
     n, k = _check_n_k(n, k)
     p = check_real("p", p, low=0.0, low_inclusive=False)
@@ -400,7 +434,7 @@ def chen_synthetic_p(k, p, n=1000, rng=None, *, shuffle=False) -> SyntheticInsta
     top = b + (k / n) * (np.clip(k - i, 0.0, None) / k) ** p
     rest = b - b * (np.clip(i - k, 0.0, None) / (n - k)) ** p
     means = np.where(i <= k, top, rest)
-    return _finish("chen-synthetic-p", means, rng, shuffle, k=k, epsilon=0.01,
+    return _finish("chen-synthetic-p", means, seed, shuffle, k=k, epsilon=0.01,
                    description=(f"Chen et al. (2017), sec. 3 SYNTHETIC-{p:g}: power-{p:g} "
                                 "spacing of 1 - i/n around the boundary 1 - K/n"),
                    params=dict(_CHEN_PARAMS, p=p, p_values=(0.5, 1.0, 6.0)))
@@ -412,7 +446,7 @@ _ZHOU_PARAMS = {"budget_multiples": (20, 50, 100), "betas": (0.8, 0.9), "runs": 
                 "k_values": tuple(range(10, 501, 10))}
 
 
-def zhou_uniform(k, n=1000, rng=None, *, shuffle=False) -> SyntheticInstance:
+def zhou_uniform(k, n=1000, *, seed=None, shuffle=False) -> SyntheticInstance:
     """Uniform instance of Zhou, Chen and Li (ICML 2014), section 6.1, Figure 1(a)-(c).
 
     Definition: ``theta_i ~ Uniform[0, 1]`` i.i.d., ``i = 1, ..., n``; independent
@@ -426,7 +460,7 @@ def zhou_uniform(k, n=1000, rng=None, *, shuffle=False) -> SyntheticInstance:
         Team size ``K``, ``1 <= k < n``.
     n : int
         Number of arms (paper: 1000).
-    rng : None, int, SeedSequence or Generator
+    seed : None, int, SeedSequence or Generator
         Source of the means.
     shuffle : bool
         Randomly permute the arms (the draws are already exchangeable).
@@ -445,16 +479,25 @@ def zhou_uniform(k, n=1000, rng=None, *, shuffle=False) -> SyntheticInstance:
     fixed-budget algorithm judged by its aggregate regret.  The truncated-normal and
     Beta instances the paper mentions are in its appendix, which is not in the text
     available here (their parameters are unknown), so they are not provided.
+
+    Examples
+    --------
+    >>> from fullbandit.datasets.synthetic import zhou_uniform
+    >>> instance = zhou_uniform(10, seed=0)
+    >>> instance.n, bool(((instance.means >= 0) & (instance.means <= 1)).all())
+    (1000, True)
+    >>> bool((zhou_uniform(10, seed=0).means == instance.means).all())  # same seed, same draw
+    True
     """
     n, k = _check_n_k(n, k)
-    gen = _as_rng(rng)
+    gen = as_generator(seed)
     means = gen.uniform(0.0, 1.0, size=n)
     return _finish("zhou-uniform", means, gen, shuffle, k=k,
                    description="Zhou et al. (2014), sec. 6.1 setting 1: theta_i ~ Unif[0, 1] i.i.d.",
                    params=dict(_ZHOU_PARAMS, budgets=tuple(q * n for q in (20, 50, 100))))
 
 
-def zhou_two_level(k, n=1000, rng=None, *, shuffle=False) -> SyntheticInstance:
+def zhou_two_level(k, n=1000, *, seed=None, shuffle=False) -> SyntheticInstance:
     """Two-level instance of Zhou, Chen and Li (ICML 2014), section 6.1, Figure 1(d)-(f).
 
     Definition: ``theta_i = 0.6`` for ``i = 1, ..., K`` and ``theta_i = 0.5`` for
@@ -467,7 +510,7 @@ def zhou_two_level(k, n=1000, rng=None, *, shuffle=False) -> SyntheticInstance:
         Team size ``K``, ``1 <= k < n``.
     n : int
         Number of arms (paper: 1000).
-    rng : None, int, SeedSequence or Generator
+    seed : None, int, SeedSequence or Generator
         Used only when ``shuffle`` is true.
     shuffle : bool
         Randomly permute the arms.
@@ -478,10 +521,17 @@ def zhou_two_level(k, n=1000, rng=None, *, shuffle=False) -> SyntheticInstance:
         ``means`` (best first unless ``shuffle``), ``k``, ``epsilon = None``,
         ``reward = "bernoulli"``; ``params`` records the budgets ``Q = 20n, 50n, 100n``,
         OptMAI's ``beta in {0.8, 0.9}``, the 100 runs and the paper's ``K`` values.
+
+    Examples
+    --------
+    >>> from fullbandit.datasets.synthetic import zhou_two_level
+    >>> instance = zhou_two_level(2, n=5)
+    >>> instance.means.tolist(), instance.params["budgets"]
+    ([0.6, 0.6, 0.5, 0.5, 0.5], (100, 250, 500))
     """
     n, k = _check_n_k(n, k)
     means = np.where(np.arange(n) < k, 0.6, 0.5)
-    return _finish("zhou-two-level", means, rng, shuffle, k=k,
+    return _finish("zhou-two-level", means, seed, shuffle, k=k,
                    description=("Zhou et al. (2014), sec. 6.1 setting 2: 0.6 for the top K arms, "
                                 "0.5 for the rest"),
                    params=dict(_ZHOU_PARAMS, budgets=tuple(q * n for q in (20, 50, 100))))
@@ -491,10 +541,22 @@ def zhou_two_level(k, n=1000, rng=None, *, shuffle=False) -> SyntheticInstance:
 
 _TAO_PARAMS = {"alpha": 1.35, "apt_epsilons": (0.0, 0.025, 0.05, 0.1),
                "ucbe_b": (-1.0, 0.0, 4.0), "optkg_priors": ((1.0, 1.0), (0.5, 0.5)), "runs": 5000}
-_TAO_DOC_TAIL = """
+def _tao(name: str, setup: int, means, seed, shuffle, definition: str) -> SyntheticInstance:
+    return _finish(name, means, seed, shuffle, threshold=0.5,
+                   description=f"Tao et al. (2019), sec. 5 Setup {setup}: {definition}, threshold 0.5",
+                   params=dict(_TAO_PARAMS))
+
+
+def tao_setup1(*, seed=None, shuffle=False) -> SyntheticInstance:
+    """Setup 1 (arithmetic progression I) of Tao, Blanco, Peng and Zhou (NeurIPS 2019), section 5.
+
+    Definition: 10 Bernoulli arms, ``theta_{1:4} = 0.2 + (0:3) * 0.05``,
+    ``theta_5 = 0.45``, ``theta_6 = 0.55``, ``theta_{7:10} = 0.65 + (0:3) * 0.05``,
+    threshold ``theta = 0.5`` (Figure 1, Setup 1).
+
     Parameters
     ----------
-    rng : None, int, SeedSequence or Generator
+    seed : None, int, SeedSequence or Generator
         Used only when ``shuffle`` is true.
     shuffle : bool
         Randomly permute the arms.
@@ -512,48 +574,81 @@ _TAO_DOC_TAIL = """
     baseline are recorded in ``params["apt_epsilons"]``, together with LSA's
     ``alpha = 1.35``, the UCBE ``b`` values, the Opt-KG priors and the 5000 runs.  The
     paper's ``K`` (number of arms) is ``n`` here.
-"""
 
-
-def _tao(name: str, setup: int, means, rng, shuffle, definition: str) -> SyntheticInstance:
-    return _finish(name, means, rng, shuffle, threshold=0.5,
-                   description=f"Tao et al. (2019), sec. 5 Setup {setup}: {definition}, threshold 0.5",
-                   params=dict(_TAO_PARAMS))
-
-
-def tao_setup1(rng=None, *, shuffle=False) -> SyntheticInstance:
-    """Setup 1 (arithmetic progression I) of Tao, Blanco, Peng and Zhou (NeurIPS 2019), section 5.
-
-    Definition: 10 Bernoulli arms, ``theta_{1:4} = 0.2 + (0:3) * 0.05``,
-    ``theta_5 = 0.45``, ``theta_6 = 0.55``, ``theta_{7:10} = 0.65 + (0:3) * 0.05``,
-    threshold ``theta = 0.5`` (Figure 1, Setup 1).
+    Examples
+    --------
+    >>> from fullbandit.datasets.synthetic import tao_setup1
+    >>> instance = tao_setup1()
+    >>> instance.means.round(2).tolist()
+    [0.2, 0.25, 0.3, 0.35, 0.45, 0.55, 0.65, 0.7, 0.75, 0.8]
+    >>> instance.threshold, instance.k, instance.params["alpha"]
+    (0.5, None, 1.35)
     """
     means = np.concatenate([0.2 + 0.05 * np.arange(4), [0.45, 0.55], 0.65 + 0.05 * np.arange(4)])
-    return _tao("tao-setup1", 1, means, rng, shuffle, "0.2..0.35, 0.45, 0.55, 0.65..0.8")
+    return _tao("tao-setup1", 1, means, seed, shuffle, "0.2..0.35, 0.45, 0.55, 0.65..0.8")
 
 
-def tao_setup2(rng=None, *, shuffle=False) -> SyntheticInstance:
+def tao_setup2(*, seed=None, shuffle=False) -> SyntheticInstance:
     """Setup 2 (arithmetic progression II) of Tao, Blanco, Peng and Zhou (NeurIPS 2019), section 5.
 
     Definition: 20 Bernoulli arms, ``theta_i = 0.405 + (i - 1)/100`` for
     ``i = 1, ..., 20`` (0.405 to 0.595), threshold ``theta = 0.5`` (Figure 1, Setup 2).
+
+    Parameters
+    ----------
+    seed : None, int, SeedSequence or Generator
+        Used only when ``shuffle`` is true.
+    shuffle : bool
+        Randomly permute the arms.
+
+    Returns
+    -------
+    SyntheticInstance
+        ``means`` in the paper's order, ``threshold = 0.5``, ``k = None``,
+        ``epsilon = None``, ``reward = "bernoulli"``; ``params`` as for
+        :func:`tao_setup1`.
+
+    Examples
+    --------
+    >>> from fullbandit.datasets.synthetic import tao_setup2
+    >>> instance = tao_setup2()
+    >>> instance.n, float(instance.means[0]), float(instance.means[-1]), instance.threshold
+    (20, 0.405, 0.595, 0.5)
     """
     means = 0.405 + np.arange(20) / 100
-    return _tao("tao-setup2", 2, means, rng, shuffle, "theta_i = 0.405 + (i-1)/100, i = 1..20")
+    return _tao("tao-setup2", 2, means, seed, shuffle, "theta_i = 0.405 + (i-1)/100, i = 1..20")
 
 
-def tao_setup3(rng=None, *, shuffle=False) -> SyntheticInstance:
+def tao_setup3(*, seed=None, shuffle=False) -> SyntheticInstance:
     """Setup 3 (two-group setting) of Tao, Blanco, Peng and Zhou (NeurIPS 2019), section 5.
 
     Definition: 10 Bernoulli arms, ``theta_{1:5} = 0.45`` and ``theta_{6:10} = 0.505``,
     threshold ``theta = 0.5`` (Figure 1, Setup 3).
+
+    Parameters
+    ----------
+    seed : None, int, SeedSequence or Generator
+        Used only when ``shuffle`` is true.
+    shuffle : bool
+        Randomly permute the arms.
+
+    Returns
+    -------
+    SyntheticInstance
+        ``means`` in the paper's order, ``threshold = 0.5``, ``k = None``,
+        ``epsilon = None``, ``reward = "bernoulli"``; ``params`` as for
+        :func:`tao_setup1`.
+
+    Examples
+    --------
+    >>> from fullbandit.datasets.synthetic import tao_setup3
+    >>> tao_setup3().means.tolist()
+    [0.45, 0.45, 0.45, 0.45, 0.45, 0.505, 0.505, 0.505, 0.505, 0.505]
+    >>> sorted(tao_setup3(seed=1, shuffle=True).means.tolist()) == tao_setup3().means.tolist()
+    True
     """
     means = np.array([0.45] * 5 + [0.505] * 5)
-    return _tao("tao-setup3", 3, means, rng, shuffle, "0.45 (x5), 0.505 (x5)")
-
-
-for _f in (tao_setup1, tao_setup2, tao_setup3):
-    _f.__doc__ += _TAO_DOC_TAIL
+    return _tao("tao-setup3", 3, means, seed, shuffle, "0.45 (x5), 0.505 (x5)")
 
 
 # ------------------------------------------------------------ Shahrampour and Tarokh
@@ -576,6 +671,12 @@ def nsar_gaps(means, k) -> np.ndarray:
     numpy.ndarray
         ``mu_i - mu_(M+1)`` for a top-``M`` arm and ``mu_(M) - mu_i`` for the others,
         where ``mu_(j)`` is the ``j``-th largest mean; in the arms' order.
+
+    Examples
+    --------
+    >>> from fullbandit.datasets.synthetic import nsar_gaps
+    >>> nsar_gaps([0.9, 0.5, 0.7, 0.1], 2).round(2).tolist()
+    [0.4, 0.2, 0.2, 0.6]
     """
     means = check_vector("means", means)
     k = check_k(k, means.shape[0])
@@ -593,10 +694,30 @@ def nsar_budget(means, k) -> int:
     rounded to 9 decimals before the ceiling so that a floating-point excess such as
     ``1250.0000000000002`` does not add a pull.
 
+    Parameters
+    ----------
+    means : array_like
+        Arm means, shape ``(n,)``.
+    k : int
+        Team size ``M``, ``1 <= k < n``.
+
+    Returns
+    -------
+    int
+        The budget ``T``.
+
     Raises
     ------
     InvalidParameterError
         If some gap is zero (``H_1`` infinite).
+
+    Examples
+    --------
+    Gaps 0.4, 0.2, 0.2, 0.6 give ``H_1 = 6.25 + 25 + 25 + 2.78 = 59.03``:
+
+    >>> from fullbandit.datasets.synthetic import nsar_budget
+    >>> nsar_budget([0.9, 0.5, 0.7, 0.1], 2)
+    60
     """
     gaps = nsar_gaps(means, k)
     if np.any(gaps <= 0):
@@ -605,8 +726,8 @@ def nsar_budget(means, k) -> int:
     return int(math.ceil(round(float(np.sum(gaps ** -2.0)), 9)))
 
 
-def _nsar(name: str, setup: int, means, k: int, rng, shuffle, definition: str) -> SyntheticInstance:
-    return _finish(name, means, rng, shuffle, k=k,
+def _nsar(name: str, setup: int, means, k: int, seed, shuffle, definition: str) -> SyntheticInstance:
+    return _finish(name, means, seed, shuffle, k=k,
                    description=f"Shahrampour and Tarokh, sec. IV-A setup {setup}: {definition}",
                    params=dict(_NSAR_PARAMS, budget=nsar_budget(means, k)))
 
@@ -622,19 +743,22 @@ def _nsar_n_k(n, k, groups: int, extra: int = 0) -> tuple[int, int]:
     return n, k
 
 
-_NSAR_PARAMETERS = """
+def nsar_setup1(k, n=50, *, seed=None, shuffle=False) -> SyntheticInstance:
+    """Setup 1 (one group of suboptimal arms) of Shahrampour and Tarokh, section IV-A.
+
+    Definition: ``K = 50`` Bernoulli arms, ``mu_{1:M} = 0.7``, ``mu_{M+1:K} = 0.5``.
+
     Parameters
     ----------
     k : int
         Team size ``M`` (the paper runs ``M = 2`` and ``M = 4``; no default).
     n : int
         Number of arms, the paper's ``K`` (paper: 50).
-    rng : None, int, SeedSequence or Generator
-        {rng}
+    seed : None, int, SeedSequence or Generator
+        Used only when ``shuffle`` is true.
     shuffle : bool
         Randomly permute the arms.
-"""
-_NSAR_RETURNS = """
+
     Returns
     -------
     SyntheticInstance
@@ -642,45 +766,96 @@ _NSAR_RETURNS = """
         budget ``T = ceil(H_1^(M))`` for these means (:func:`nsar_budget`) and ``params``
         also records the NSAR exponents ``p in {0.7, 0.85, 1.1, 1.2, 1.3}``, the paper's
         ``M in {2, 4}`` and its 4000 runs.
-"""
-_RNG_SHUFFLE_ONLY = "Used only when ``shuffle`` is true."
 
+    Examples
+    --------
+    Fifty gaps of 0.2 give the budget ``50 / 0.2^2 = 1250``:
 
-def nsar_setup1(k, n=50, rng=None, *, shuffle=False) -> SyntheticInstance:
-    """Setup 1 (one group of suboptimal arms) of Shahrampour and Tarokh, section IV-A.
-
-    Definition: ``K = 50`` Bernoulli arms, ``mu_{1:M} = 0.7``, ``mu_{M+1:K} = 0.5``.
+    >>> from fullbandit.datasets.synthetic import nsar_setup1
+    >>> instance = nsar_setup1(2)
+    >>> instance.means[:4].tolist(), instance.params["budget"]
+    ([0.7, 0.7, 0.5, 0.5], 1250)
     """
     n, k = _nsar_n_k(n, k, 1)
     means = np.where(np.arange(n) < k, 0.7, 0.5)
-    return _nsar("nsar-setup1", 1, means, k, rng, shuffle, "0.7 (top M), 0.5 (rest)")
+    return _nsar("nsar-setup1", 1, means, k, seed, shuffle, "0.7 (top M), 0.5 (rest)")
 
 
-def nsar_setup2(k, n=50, rng=None, *, shuffle=False) -> SyntheticInstance:
+def nsar_setup2(k, n=50, *, seed=None, shuffle=False) -> SyntheticInstance:
     """Setup 2 (two groups of suboptimal arms) of Shahrampour and Tarokh, section IV-A.
 
     Definition: ``K = 50`` Bernoulli arms, ``mu_{1:M} = 0.7``, ``mu_{M+1:2M} = 0.66``,
     ``mu_{2M+1:K} = 0.5`` (requires ``2M < K``).
+
+    Parameters
+    ----------
+    k : int
+        Team size ``M`` (the paper runs ``M = 2`` and ``M = 4``; no default).
+    n : int
+        Number of arms, the paper's ``K`` (paper: 50).
+    seed : None, int, SeedSequence or Generator
+        Used only when ``shuffle`` is true.
+    shuffle : bool
+        Randomly permute the arms.
+
+    Returns
+    -------
+    SyntheticInstance
+        ``means``, ``k``, ``reward = "bernoulli"``; ``params["budget"]`` is the paper's
+        budget ``T = ceil(H_1^(M))`` for these means (:func:`nsar_budget`) and ``params``
+        also records the NSAR exponents ``p in {0.7, 0.85, 1.1, 1.2, 1.3}``, the paper's
+        ``M in {2, 4}`` and its 4000 runs.
+
+    Examples
+    --------
+    >>> from fullbandit.datasets.synthetic import nsar_setup2
+    >>> nsar_setup2(2, n=6).means.tolist()
+    [0.7, 0.7, 0.66, 0.66, 0.5, 0.5]
     """
     n, k = _nsar_n_k(n, k, 2)
     i = np.arange(n)
     means = np.select([i < k, i < 2 * k], [0.7, 0.66], 0.5)
-    return _nsar("nsar-setup2", 2, means, k, rng, shuffle, "0.7 (M), 0.66 (M), 0.5 (rest)")
+    return _nsar("nsar-setup2", 2, means, k, seed, shuffle, "0.7 (M), 0.66 (M), 0.5 (rest)")
 
 
-def nsar_setup3(k, n=50, rng=None, *, shuffle=False) -> SyntheticInstance:
+def nsar_setup3(k, n=50, *, seed=None, shuffle=False) -> SyntheticInstance:
     """Setup 3 (three groups of suboptimal arms) of Shahrampour and Tarokh, section IV-A.
 
     Definition: ``K = 50`` Bernoulli arms, ``mu_{1:M} = 0.7``, ``mu_{M+1:2M} = 0.66``,
     ``mu_{2M+1:3M} = 0.62``, ``mu_{3M+1:K} = 0.5`` (requires ``3M < K``).
+
+    Parameters
+    ----------
+    k : int
+        Team size ``M`` (the paper runs ``M = 2`` and ``M = 4``; no default).
+    n : int
+        Number of arms, the paper's ``K`` (paper: 50).
+    seed : None, int, SeedSequence or Generator
+        Used only when ``shuffle`` is true.
+    shuffle : bool
+        Randomly permute the arms.
+
+    Returns
+    -------
+    SyntheticInstance
+        ``means``, ``k``, ``reward = "bernoulli"``; ``params["budget"]`` is the paper's
+        budget ``T = ceil(H_1^(M))`` for these means (:func:`nsar_budget`) and ``params``
+        also records the NSAR exponents ``p in {0.7, 0.85, 1.1, 1.2, 1.3}``, the paper's
+        ``M in {2, 4}`` and its 4000 runs.
+
+    Examples
+    --------
+    >>> from fullbandit.datasets.synthetic import nsar_setup3
+    >>> nsar_setup3(1, n=5).means.tolist()
+    [0.7, 0.66, 0.62, 0.5, 0.5]
     """
     n, k = _nsar_n_k(n, k, 3)
     i = np.arange(n)
     means = np.select([i < k, i < 2 * k, i < 3 * k], [0.7, 0.66, 0.62], 0.5)
-    return _nsar("nsar-setup3", 3, means, k, rng, shuffle, "0.7 (M), 0.66 (M), 0.62 (M), 0.5 (rest)")
+    return _nsar("nsar-setup3", 3, means, k, seed, shuffle, "0.7 (M), 0.66 (M), 0.62 (M), 0.5 (rest)")
 
 
-def nsar_setup4(k, n=50, rng=None, *, shuffle=False, best=0.7) -> SyntheticInstance:
+def nsar_setup4(k, n=50, *, seed=None, shuffle=False, best=0.7) -> SyntheticInstance:
     """Setup 4 (arithmetic progression) of Shahrampour and Tarokh, section IV-A.
 
     Definition implemented: ``mu_i = best - Delta_i`` with
@@ -693,7 +868,7 @@ def nsar_setup4(k, n=50, rng=None, *, shuffle=False, best=0.7) -> SyntheticInsta
         Team size ``M`` (the paper runs ``M = 2`` and ``M = 4``; no default).
     n : int
         Number of arms, the paper's ``K`` (paper: 50).
-    rng : None, int, SeedSequence or Generator
+    seed : None, int, SeedSequence or Generator
         Used only when ``shuffle`` is true.
     shuffle : bool
         Randomly permute the arms.
@@ -718,14 +893,20 @@ def nsar_setup4(k, n=50, rng=None, *, shuffle=False, best=0.7) -> SyntheticInsta
     equal ``mu_2 - mu_3``), and ``mu_1 = 0.7`` is chosen: the top mean of every
     other deterministic setup of the paper, keeping all Bernoulli means in
     ``[0.1, 0.7]``.
+
+    Examples
+    --------
+    >>> from fullbandit.datasets.synthetic import nsar_setup4
+    >>> nsar_setup4(2, n=7).means.round(2).tolist()
+    [0.7, 0.6, 0.5, 0.4, 0.3, 0.2, 0.1]
     """
     n, k = _nsar_n_k(n, k, 1)
     best = check_real("best", best, low=0.6, high=1.0)
     means = best - 0.6 * np.arange(n) / (n - 1)
-    return _nsar("nsar-setup4", 4, means, k, rng, shuffle, f"mu_i = {best:g} - 0.6 (i-1)/(K-1)")
+    return _nsar("nsar-setup4", 4, means, k, seed, shuffle, f"mu_i = {best:g} - 0.6 (i-1)/(K-1)")
 
 
-def nsar_setup5(k, n=50, rng=None, *, shuffle=False) -> SyntheticInstance:
+def nsar_setup5(k, n=50, *, seed=None, shuffle=False) -> SyntheticInstance:
     """Setup 5 (Beta(5, 5) means) of Shahrampour and Tarokh, section IV-A.
 
     Definition: ``K = 50`` Bernoulli arms whose means are drawn i.i.d. from
@@ -737,7 +918,7 @@ def nsar_setup5(k, n=50, rng=None, *, shuffle=False) -> SyntheticInstance:
         Team size ``M`` (the paper runs ``M = 2`` and ``M = 4``; no default).
     n : int
         Number of arms, the paper's ``K`` (paper: 50).
-    rng : None, int, SeedSequence or Generator
+    seed : None, int, SeedSequence or Generator
         Source of the means.
     shuffle : bool
         Randomly permute the arms.
@@ -755,28 +936,55 @@ def nsar_setup5(k, n=50, rng=None, *, shuffle=False) -> SyntheticInstance:
     The paper does not say whether the means are redrawn for every run; one call is one
     draw, kept in draw order (the top ``M`` arms may be anywhere), and the budget is
     ``ceil(H_1^(M))`` of the drawn means.
+
+    Examples
+    --------
+    >>> from fullbandit.datasets.synthetic import nsar_budget, nsar_setup5
+    >>> instance = nsar_setup5(2, seed=0)
+    >>> instance.n, instance.params["budget"] == nsar_budget(instance.means, 2)
+    (50, True)
     """
     n, k = _nsar_n_k(n, k, 1)
-    gen = _as_rng(rng)
+    gen = as_generator(seed)
     means = gen.beta(5.0, 5.0, size=n)
     return _nsar("nsar-setup5", 5, means, k, gen, shuffle, "mu_i ~ Beta(5, 5) i.i.d.")
 
 
-def nsar_setup6(k, n=50, rng=None, *, shuffle=False) -> SyntheticInstance:
+def nsar_setup6(k, n=50, *, seed=None, shuffle=False) -> SyntheticInstance:
     """Setup 6 (one real competitive arm) of Shahrampour and Tarokh, section IV-A.
 
     Definition: ``K = 50`` Bernoulli arms, ``mu_{1:M} = 0.7``, ``mu_{M+1} = 0.68``,
     ``mu_{M+2:K} = 0.5`` (requires ``M + 1 < K``).
+
+    Parameters
+    ----------
+    k : int
+        Team size ``M`` (the paper runs ``M = 2`` and ``M = 4``; no default).
+    n : int
+        Number of arms, the paper's ``K`` (paper: 50).
+    seed : None, int, SeedSequence or Generator
+        Used only when ``shuffle`` is true.
+    shuffle : bool
+        Randomly permute the arms.
+
+    Returns
+    -------
+    SyntheticInstance
+        ``means``, ``k``, ``reward = "bernoulli"``; ``params["budget"]`` is the paper's
+        budget ``T = ceil(H_1^(M))`` for these means (:func:`nsar_budget`) and ``params``
+        also records the NSAR exponents ``p in {0.7, 0.85, 1.1, 1.2, 1.3}``, the paper's
+        ``M in {2, 4}`` and its 4000 runs.
+
+    Examples
+    --------
+    >>> from fullbandit.datasets.synthetic import nsar_setup6
+    >>> nsar_setup6(2, n=5).means.tolist()
+    [0.7, 0.7, 0.68, 0.5, 0.5]
     """
     n, k = _nsar_n_k(n, k, 1, extra=1)
     i = np.arange(n)
     means = np.select([i < k, i == k], [0.7, 0.68], 0.5)
-    return _nsar("nsar-setup6", 6, means, k, rng, shuffle, "0.7 (M), 0.68 (one arm), 0.5 (rest)")
-
-
-for _f in (nsar_setup1, nsar_setup2, nsar_setup3, nsar_setup6):
-    _f.__doc__ += _NSAR_PARAMETERS.format(rng=_RNG_SHUFFLE_ONLY) + _NSAR_RETURNS
-del _f
+    return _nsar("nsar-setup6", 6, means, k, seed, shuffle, "0.7 (M), 0.68 (one arm), 0.5 (rest)")
 
 
 # ------------------------------------------------------------------------- registry
@@ -800,14 +1008,14 @@ SYNTHETIC_INSTANCES: dict[str, Callable[..., SyntheticInstance]] = {
 }
 
 
-def make_instance(name, rng=None, **params) -> SyntheticInstance:
+def make_instance(name, *, seed=None, **params) -> SyntheticInstance:
     """Build the synthetic instance registered as ``name``.
 
     Parameters
     ----------
     name : str
         A key of :data:`SYNTHETIC_INSTANCES`, e.g. ``"chen-synthetic-p"``.
-    rng : None, int, SeedSequence or Generator
+    seed : None, int, SeedSequence or Generator
         Passed to the generator.
     **params
         The generator's other arguments, e.g. ``k=100, p=6``.
@@ -819,14 +1027,23 @@ def make_instance(name, rng=None, **params) -> SyntheticInstance:
     TypeError
         If a required argument is missing or an unknown one is given (the message names
         the argument and the generator).
+
+    Examples
+    --------
+    >>> from fullbandit.datasets.synthetic import make_instance
+    >>> instance = make_instance("chen-twogroup", k=2, n=4)
+    >>> instance.name, instance.means.tolist()
+    ('chen-twogroup', [0.7, 0.7, 0.3, 0.3])
+    >>> make_instance("kuroki-planted-gap", seed=1, n=5, k=2, gap=0.1).n
+    5
     """
     if not isinstance(name, str):
         raise TypeError(f"name must be a string, got {name!r} ({type(name).__name__})")
     check_choice("name", name, sorted(SYNTHETIC_INSTANCES))
     generator = SYNTHETIC_INSTANCES[name]
     try:
-        inspect.signature(generator).bind(rng=rng, **params)
+        inspect.signature(generator).bind(seed=seed, **params)
     except TypeError as error:
         raise TypeError(f"make_instance({name!r}): {error} "
                         f"(signature: {generator.__name__}{inspect.signature(generator)})") from None
-    return generator(rng=rng, **params)
+    return generator(seed=seed, **params)

@@ -48,7 +48,7 @@ class Suite:
 
 def planted_gap_instance(rng, n: int, k: int, min_gap: float, sigma: float) -> Instance:
     """Kuroki et al. (2020), section 5: planted-gap means, Gaussian noise ``N(0, sigma^2)`` on the sum."""
-    synthetic = kuroki_planted_gap(n, k, min_gap, rng, shuffle=True)
+    synthetic = kuroki_planted_gap(n, k, min_gap, seed=rng, shuffle=True)
     environment = GaussianSum(synthetic.means, sigma=sigma, seed=rng)
     return Instance(TopK(n, k), environment)
 
