@@ -176,7 +176,7 @@ def test_a_killed_bench_stops_its_workers_and_keeps_a_resumable_csv(tmp_path, ho
     try:
         workers = _wait_until(lambda: _data_rows(csv) >= 2 and _descendants(bench.pid), 60,
                               "two finished runs")
-        assert len(workers) >= 2  # the two joblib workers (and joblib's resource trackers)
+        assert len(workers) >= 2  # the two workers (and the resource tracker)
         if how == "ctrl-c":
             os.killpg(bench.pid, signal.SIGINT)
         else:

@@ -25,7 +25,7 @@ from fullbandit.experiments.store import ResultStore, expand_metrics, field_text
 
 __all__ = ["BACKENDS", "run_cell", "run_grid"]
 
-#: Where :func:`run_grid` runs the cells: in this process, in local processes (joblib), on a Dask cluster.
+#: Where :func:`run_grid` runs the cells: in this process, in local processes (the standard library's process pool), on a Dask cluster.
 BACKENDS = ("sequential", "processes", "dask")
 CELL_COLUMNS = ["key", "algorithm", "instance", "seed"]
 
@@ -116,6 +116,44 @@ def run_cell(algorithm_factory: Factory, instance_factory: Factory, grid_metrics
             **values, **dict(cell.instance_params), **dict(cell.algorithm_params), METRICS_COLUMN: metrics}
 
 
+def _execute_processes(tasks, jobs: int) -> Generator[dict, None, None]:
+    """Rows of ``tasks`` from ``jobs`` local worker processes, in completion order.
+
+    The workers are started with SIGINT ignored (an ignored signal stays ignored across
+    exec, and Python then leaves it so): a terminal's Ctrl-C reaches the whole process
+    group, and only the main process acts on it, by ending the workers here, instead of
+    every worker printing a traceback of its own. Interrupted, failed or closed early, the
+    pool's workers are terminated rather than left to finish abandoned runs.
+    """
+    import multiprocessing
+    import threading
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    context = multiprocessing.get_context("spawn")
+    before = set(multiprocessing.active_children())
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if in_main_thread else None
+    try:
+        executor = ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+        futures = [executor.submit(run_cell, *task) for task in tasks]  # starts the workers
+    finally:
+        if in_main_thread:
+            signal.signal(signal.SIGINT, previous)
+    workers = set(multiprocessing.active_children()) - before
+    finished = False
+    try:
+        for future in as_completed(futures):
+            yield future.result()
+        finished = True
+    finally:
+        executor.shutdown(wait=finished, cancel_futures=not finished)
+        if not finished:
+            for worker in workers:
+                worker.terminate()
+            for worker in workers:
+                worker.join(timeout=10)
+
+
 def _execute(grid: Grid, cells: list[Cell], backend: str, jobs: int, scheduler) -> Generator[dict, None, None]:
     """Rows of ``cells`` in completion order."""
     tasks = [(grid.algorithms[c.algorithm], grid.instances[c.instance], grid.metrics, grid.evaluation, c)
@@ -124,11 +162,7 @@ def _execute(grid: Grid, cells: list[Cell], backend: str, jobs: int, scheduler) 
         for task in tasks:
             yield run_cell(*task)
     elif backend == "processes":
-        from joblib import Parallel, delayed
-        parallel = Parallel(n_jobs=jobs, return_as="generator_unordered")
-        # An exception or interrupt inside the generator, or closing it early, makes joblib
-        # kill its workers rather than let them finish (or wait for) abandoned runs.
-        yield from parallel(delayed(run_cell)(*task) for task in tasks)
+        yield from _execute_processes(tasks, jobs)
     else:
         yield from _execute_dask(tasks, scheduler)
 
@@ -160,7 +194,7 @@ def _exit_on_signal(signum, frame):
 def _sigterm_unwinds():
     """While the block runs, SIGTERM raises SystemExit in the main thread instead of ending the process.
 
-    Python's default action ends the process on the spot, leaving joblib's workers running;
+    Python's default action ends the process on the spot, leaving the worker processes running;
     unwinding lets the backend shut them down. A handler installed by someone else is left
     alone, and so is every thread but the main one (only it may set handlers).
     """
@@ -183,7 +217,7 @@ def run_grid(grid: Grid, *, backend: str = "sequential", jobs: int = 2, schedule
     ----------
     grid : Grid
     backend : {"sequential", "processes", "dask"}
-        ``"processes"``: ``jobs`` local processes (joblib); ``"dask"``: the Dask cluster at
+        ``"processes"``: ``jobs`` local processes; ``"dask"``: the Dask cluster at
         ``scheduler``. The rows do not depend on the backend (only ``wall_time`` does).
     jobs : int
         Number of local processes.
