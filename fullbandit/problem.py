@@ -403,7 +403,12 @@ class TopK(DecisionClass):
         return tuple(sorted(int(i) for i in rng.choice(self.n, size=self.k, replace=False)))
 
     def to_dict(self) -> dict:
-        """``{"class": "TopK", "n": n, "k": k}``.
+        """A JSON-serialisable description (see :func:`decision_class_from_dict`).
+
+        Returns
+        -------
+        dict
+            ``{"class": "TopK", "n": n, "k": k}``.
 
         Examples
         --------
@@ -560,7 +565,12 @@ class PartitionMatroid(DecisionClass):
         return self._greedy(rng.permutation(self.n))
 
     def to_dict(self) -> dict:
-        """``{"class": "PartitionMatroid", "groups": [...], "capacities": [...], "k": k}``.
+        """A JSON-serialisable description (see :func:`decision_class_from_dict`).
+
+        Returns
+        -------
+        dict
+            ``{"class": "PartitionMatroid", "groups": [...], "capacities": [...], "k": k}``.
 
         Examples
         --------

@@ -130,7 +130,7 @@ def test_exhaustive_refuses_large_classes_clearly():
 
 @pytest.mark.parametrize("n, k, seed", [(6, 2, 0), (9, 3, 1), (12, 4, 2), (20, 5, 3)])
 def test_g_allocation_satisfies_kiefer_wolfowitz(n, k, seed):
-    support = random_support(n, k, np.random.default_rng(seed))
+    support = random_support(n, k, seed)
     weights = g_optimal_allocation(n, support)
     X = np.zeros((len(support), n))
     for row, arm in enumerate(support):
