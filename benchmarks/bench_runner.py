@@ -1,8 +1,8 @@
 """Overhead of the experiment runner: time per run over a trivial algorithm.
 
 The trivial algorithm pulls one super-arm once and stops, so a run's time is almost all
-runner overhead (building the instance and algorithm, the driver, the row, the CSV
-append). Sequential and 2-process backends are timed side by side in one process; the
+runner overhead (building the instance and algorithm, ``fullbandit.run``, the row, the
+CSV append). Sequential and 2-process backends are timed side by side in one process; the
 ratio says what parallelism buys when runs are this short.
 
 Usage:
@@ -12,6 +12,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import math
 import tempfile
 import time
 from pathlib import Path
@@ -19,34 +20,50 @@ from pathlib import Path
 import pandas as pd
 
 import fullbandit as fb
+from fullbandit.base import Algorithm, StoppingCheck
 from fullbandit.experiments import Factory, Grid, Instance, run_grid
-from fullbandit.result import STOPPING_RULE, Result
+from fullbandit.params import SEED, Interval
 
 
-class OnePull:
-    """Asks one super-arm, takes its reward, stops."""
+class OnePull(Algorithm):
+    """Asks for the first ``k`` arms once, then its rule fires: the least work an algorithm can do."""
 
     name = "one-pull"
-    epsilon = 0.0
-    budget = 1
+    parameter_constraints = {"budget": [Interval(int, 1, None)], "seed": [SEED]}
 
-    def __init__(self, problem, seed):
+    def __init__(self, problem, *, budget: int = 1, seed=None):
         self.problem = problem
-        self.noise_scale = None
-        self.n_pulls = 0
+        self.budget = budget
+        self.seed = seed
 
-    @property
-    def done(self):
-        return self.n_pulls >= 1
+    def _build(self, rng, noise_scale):
+        self._team = tuple(range(self.problem.k))
 
-    def ask(self):
-        return tuple(range(self.problem.k))
+    def _next_pull(self, max_count):
+        return self._team, 1, None
 
-    def tell(self, arm, reward):
-        self.n_pulls += 1
+    def _record(self, token, arms, count, reward):
+        pass
 
-    def result(self):
-        return Result(self.name, tuple(range(self.problem.k)), self.n_pulls, STOPPING_RULE)
+    def _release(self, token, count):
+        pass
+
+    def _due_for_check(self):
+        return True
+
+    def _evaluate(self):
+        told = self._told > 0
+        return StoppingCheck(self._told, 0.0 if told else math.inf, 0.0, self._team if told else None, False)
+
+    def _state(self):
+        return {}
+
+    def _restore(self, state):
+        self._team = tuple(range(self.problem.k))
+
+
+def one_pull(problem, seed) -> OnePull:
+    return OnePull(problem, seed=seed)
 
 
 def gaussian_instance(rng, n):
@@ -58,7 +75,7 @@ def main(argv=None):
     parser.add_argument("--runs", type=int, default=2000)
     parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "runner_overhead.csv")
     args = parser.parse_args(argv)
-    grid = Grid({"one-pull": Factory(OnePull)}, {"gaussian": Factory(gaussian_instance, {"n": [10]})},
+    grid = Grid({"one-pull": Factory(one_pull)}, {"gaussian": Factory(gaussian_instance, {"n": [10]})},
                 seeds=args.runs)
     warmup = Grid(grid.algorithms, grid.instances, seeds=20)
     for backend, jobs in (("sequential", 1), ("processes", 2)):  # start the process pool, fill caches
@@ -71,7 +88,9 @@ def main(argv=None):
                 start = time.perf_counter()
                 frame = run_grid(grid, backend=backend, jobs=jobs, out=out, progress=False)
                 seconds = time.perf_counter() - start
-            assert len(frame) == args.runs
+            if len(frame) != args.runs or not (frame["pulls"] == 1).all() \
+                    or not (frame["stop_reason"] == "stopping rule").all():
+                raise RuntimeError(f"{backend}: expected {args.runs} one-pull runs stopped by their rule")
             rows.append({"backend": backend, "jobs": jobs, "csv": to_file, "runs": args.runs,
                          "seconds_per_run": seconds / args.runs})
     base = rows[0]["seconds_per_run"]

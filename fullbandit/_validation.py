@@ -41,9 +41,10 @@ def check_k(k, n: int) -> int:
     """Check the super-arm size: ``1 <= k < n`` (``k = n`` leaves nothing to identify)."""
     if isinstance(k, bool) or not isinstance(k, numbers.Integral):
         raise TypeError(f"k must be an integer, got {k!r} ({type(k).__name__})")
+    k = int(k)
     if not 1 <= k < n:
         raise InvalidParameterError(f"k={k} must satisfy 1 <= k < n={n}")
-    return int(k)
+    return k
 
 
 def check_real(name: str, value, *, low: float | None = None, high: float | None = None,
@@ -104,8 +105,10 @@ def as_generator(seed) -> np.random.Generator:
     """``seed`` may be ``None``, an ``int``, a ``SeedSequence`` or a ``Generator`` (used as is)."""
     if isinstance(seed, np.random.Generator):
         return seed
-    if seed is None or isinstance(seed, (numbers.Integral, np.random.SeedSequence)):
-        if isinstance(seed, numbers.Integral) and seed < 0:
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool):
+        if seed < 0:
             raise InvalidParameterError(f"seed={seed} must be a non-negative integer")
+        return np.random.default_rng(int(seed))
+    if seed is None or isinstance(seed, np.random.SeedSequence):
         return np.random.default_rng(seed)
     raise TypeError(f"seed must be None, a non-negative int, a SeedSequence or a Generator, got {seed!r}")

@@ -2,8 +2,8 @@
 
 With a static allocation the pulled super-arms come from a fixed support chosen before
 any reward is seen, so a pull only bumps a count and a reward sum per support member
-(O(1)). The least-squares estimate of Kuroki et al. (2020), section 3,
-``theta_hat_t = A_t^-1 b_t`` with ``A_t = sum_s x_s x_s^T`` and ``b_t = sum_s r_s x_s``,
+(O(1)). The least-squares estimate behind the confidence bound of Kuroki et al. (2020),
+Proposition 1, ``theta_hat_t = A_t^-1 b_t`` with ``A_t = sum_s x_s x_s^T`` and ``b_t = sum_s r_s x_s``,
 depends on the pulls only through these: with ``T_j`` pulls of member ``x_j`` and reward
 sum ``S_j``, ``A_t = sum_j T_j x_j x_j^T`` and ``b_t = sum_j S_j x_j``. So the Gram matrix,
 its Cholesky factor and ``theta_hat_t`` are formed only when a stopping rule is checked.

@@ -24,9 +24,32 @@ def team_environment(data: QuizData, reward_model: str = "bernoulli", *, feedbac
         accuracies plus ``N(0, sigma^2)`` on the sum (:class:`GaussianSum`, scale ``sigma``),
         the paper's synthetic noise.
     feedback : {"full", "semi"}
+        What a pull returns: the team's summed reward, or each member's.
     seed : None, int, SeedSequence or Generator
+        Source of the environment's randomness.
     sigma : float
         Noise of the Gaussian model.
+
+    Returns
+    -------
+    Environment
+        :class:`BernoulliTeam`, :class:`Replay` or :class:`GaussianSum`, with the workers'
+        ids as arm labels.
+
+    Examples
+    --------
+    >>> from fullbandit.datasets import load_dataset
+    >>> from fullbandit.instances import team_environment
+    >>> data = load_dataset("it")
+    >>> environment = team_environment(data, seed=0)
+    >>> type(environment).__name__, data.n_workers
+    ('BernoulliTeam', 36)
+    >>> bool((environment.means == data.accuracies).all())
+    True
+    >>> round(environment.noise_scale(10), 6)  # sqrt(k) / 2 for k = 10 independent workers
+    1.581139
+    >>> team_environment(data, "replay", seed=0).noise_scale(10)  # dependent members: k / 2
+    5.0
     """
     check_choice("reward_model", reward_model, REWARD_MODELS)
     labels = data.worker_ids

@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 import operator
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -24,7 +24,21 @@ _ROUNDING = 1e-12  # relative size of a sum's rounding error: gaps below it are 
 
 
 class DecisionClass(ABC):
-    """Super-arms of a fixed size ``k`` over ``n`` arms, with a linear maximisation oracle."""
+    """Super-arms of a fixed size ``k`` over ``n`` arms, with a linear maximisation oracle.
+
+    A subclass provides ``n``, ``k``, :attr:`size`, :meth:`best`, :meth:`random_member`,
+    :meth:`to_dict` and the membership test ``_is_member``; values, gaps and indicators
+    follow from them.
+
+    Examples
+    --------
+    >>> from fullbandit.problem import DecisionClass, TopK
+    >>> problem = TopK(4, 2)
+    >>> isinstance(problem, DecisionClass), problem.size
+    (True, 6)
+    >>> problem.best([0.1, 0.9, 0.5, 0.4])
+    (1, 2)
+    """
 
     n: int
     k: int
@@ -32,7 +46,14 @@ class DecisionClass(ABC):
     @property
     @abstractmethod
     def size(self) -> int:
-        """Number of super-arms (an exact integer)."""
+        """Number of super-arms (an exact Python integer: it may exceed what a float holds exactly).
+
+        Examples
+        --------
+        >>> from fullbandit.problem import TopK
+        >>> TopK(100, 50).size
+        100891344545564193334812497256
+        """
 
     @abstractmethod
     def _is_member(self, arms: SuperArm) -> str | None:
@@ -40,18 +61,97 @@ class DecisionClass(ABC):
 
     @abstractmethod
     def best(self, theta) -> SuperArm:
-        """The super-arm maximising ``theta(M)`` (ties towards lower indices)."""
+        """The super-arm maximising ``theta(M)`` (ties towards lower indices).
+
+        Parameters
+        ----------
+        theta : array_like of shape (n,)
+            Arm means (or any weights).
+
+        Returns
+        -------
+        tuple of int
+            The maximiser, sorted.
+
+        Examples
+        --------
+        >>> from fullbandit.problem import TopK
+        >>> TopK(4, 2).best([0.5, 0.5, 0.5, 0.1])  # three-way tie: lowest indices
+        (0, 1)
+        """
 
     @abstractmethod
     def random_member(self, rng: np.random.Generator) -> SuperArm:
-        """A random super-arm of the class (used to draw random supports)."""
+        """A random super-arm of the class (used to draw random supports).
+
+        Every member has a positive probability; the law need not be uniform.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The source of randomness (advanced).
+
+        Returns
+        -------
+        tuple of int
+            A member, sorted.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fullbandit.problem import TopK
+        >>> problem = TopK(5, 2)
+        >>> problem.check_super_arm(problem.random_member(np.random.default_rng(0))) is not None
+        True
+        """
 
     @abstractmethod
     def to_dict(self) -> dict:
-        """A JSON-serialisable description (see :func:`decision_class_from_dict`)."""
+        """A JSON-serialisable description (see :func:`decision_class_from_dict`).
+
+        Returns
+        -------
+        dict
+            ``{"class": name, ...}`` with the constructor arguments.
+
+        Examples
+        --------
+        >>> from fullbandit.problem import TopK
+        >>> TopK(5, 2).to_dict()
+        {'class': 'TopK', 'n': 5, 'k': 2}
+        """
 
     def check_super_arm(self, super_arm, name: str = "super_arm") -> SuperArm:
-        """Return ``super_arm`` as a sorted tuple after checking it belongs to the class."""
+        """Return ``super_arm`` as a sorted tuple after checking it belongs to the class.
+
+        Parameters
+        ----------
+        super_arm : sequence of int
+            Arm indices, in any order.
+        name : str
+            How error messages call the argument.
+
+        Returns
+        -------
+        tuple of int
+
+        Raises
+        ------
+        TypeError
+            If an index is not an integer.
+        InvalidParameterError
+            If the arms are not ``k`` distinct indices in ``0 .. n-1`` or not a member.
+
+        Examples
+        --------
+        >>> from fullbandit.problem import TopK
+        >>> TopK(5, 3).check_super_arm([4, 0, 2])
+        (0, 2, 4)
+        >>> TopK(5, 3).check_super_arm([0, 1])
+        Traceback (most recent call last):
+        ...
+        fullbandit._validation.InvalidParameterError: super_arm=(0, 1) must hold 3 distinct arms
+        """
         try:
             arms = tuple(sorted(operator.index(i) for i in super_arm))
         except TypeError:
@@ -66,11 +166,45 @@ class DecisionClass(ABC):
         return arms
 
     def maximize(self, weights) -> SuperArm:
-        """Linear maximisation oracle: argmax of ``sum(weights[i] for i in M)`` over the class."""
+        """Linear maximisation oracle: argmax of ``sum(weights[i] for i in M)`` over the class.
+
+        The same as :meth:`best`, under the name algorithms such as ICB use for weights
+        that are not means.
+
+        Parameters
+        ----------
+        weights : array_like of shape (n,)
+
+        Returns
+        -------
+        tuple of int
+
+        Examples
+        --------
+        >>> from fullbandit.problem import TopK
+        >>> TopK(4, 2).maximize([-1.0, 2.0, 0.0, 3.0])
+        (1, 3)
+        """
         return self.best(weights)
 
     def value(self, super_arm, theta) -> float:
-        """``theta(M)``: the sum of the means of the members of ``super_arm``."""
+        """``theta(M)``: the sum of the means of the members of ``super_arm``.
+
+        Parameters
+        ----------
+        super_arm : sequence of int
+        theta : array_like of shape (n,)
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> from fullbandit.problem import TopK
+        >>> TopK(4, 2).value((3, 1), [0.25, 0.5, 1.0, 2.0])
+        2.5
+        """
         theta = check_vector("theta", theta, length=self.n)
         return float(theta[list(self.check_super_arm(super_arm))].sum())
 
@@ -78,18 +212,69 @@ class DecisionClass(ABC):
         """``theta(M*) - theta(M)`` (zero for an optimal super-arm, never negative).
 
         Both values are summed over sorted indices, so ``M = M*`` gives exactly zero.
+
+        Parameters
+        ----------
+        super_arm : sequence of int
+        theta : array_like of shape (n,)
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> from fullbandit.problem import TopK
+        >>> problem = TopK(4, 2)
+        >>> problem.gap((0, 1), [0.25, 0.5, 1.0, 2.0]), problem.gap((2, 3), [0.25, 0.5, 1.0, 2.0])
+        (2.25, 0.0)
         """
         theta = check_vector("theta", theta, length=self.n)
         return max(0.0, self.value(self.best(theta), theta) - self.value(super_arm, theta))
 
     def is_optimal(self, super_arm, theta) -> bool:
-        """Whether ``super_arm`` attains the best value (up to rounding, so ties count)."""
+        """Whether ``super_arm`` attains the best value (up to rounding, so ties count).
+
+        A gap below ``1e-12 max(1, sum |theta_i|)`` counts as zero: the rounding error of
+        two sums of ``k`` terms.
+
+        Parameters
+        ----------
+        super_arm : sequence of int
+        theta : array_like of shape (n,)
+
+        Returns
+        -------
+        bool
+
+        Examples
+        --------
+        >>> from fullbandit.problem import TopK
+        >>> problem = TopK(3, 1)
+        >>> problem.is_optimal((1,), [0.5, 0.5, 0.1]), problem.is_optimal((2,), [0.5, 0.5, 0.1])
+        (True, False)
+        """
         theta = check_vector("theta", theta, length=self.n)
         scale = max(1.0, float(np.abs(theta).sum()))
         return self.gap(super_arm, theta) <= _ROUNDING * scale
 
     def indicator(self, super_arm) -> np.ndarray:
-        """The 0/1 vector ``x_M`` of length ``n``."""
+        """The 0/1 vector ``x_M`` of length ``n``.
+
+        Parameters
+        ----------
+        super_arm : sequence of int
+
+        Returns
+        -------
+        numpy.ndarray of shape (n,)
+
+        Examples
+        --------
+        >>> from fullbandit.problem import TopK
+        >>> TopK(4, 2).indicator((1, 3)).tolist()
+        [0.0, 1.0, 0.0, 1.0]
+        """
         x = np.zeros(self.n)
         x[list(self.check_super_arm(super_arm))] = 1.0
         return x
@@ -120,6 +305,13 @@ class TopK(DecisionClass):
     ----------
     Kuroki, Xu, Miyauchi, Honda, Sugiyama. Polynomial-time algorithms for multiple-arm
     identification with full-bandit feedback. Neural Computation 32(9), 2020, section 2.
+
+    Examples
+    --------
+    >>> from fullbandit.problem import TopK
+    >>> problem = TopK(5, 2)
+    >>> problem.size, problem.best([0.1, 0.9, 0.3, 0.8, 0.2])
+    (10, (1, 3))
     """
 
     n: int
@@ -131,21 +323,58 @@ class TopK(DecisionClass):
 
     @property
     def size(self) -> int:
-        """Number of super-arms, ``C(n, k)`` (an exact integer)."""
+        """Number of super-arms, ``C(n, k)`` (an exact integer).
+
+        Examples
+        --------
+        >>> from fullbandit.problem import TopK
+        >>> TopK(5, 2).size
+        10
+        """
         return math.comb(self.n, self.k)
 
     def _is_member(self, arms):
         return None
 
     def best(self, theta) -> SuperArm:
-        """The ``k`` largest entries of ``theta``."""
+        """The arms of the ``k`` largest entries of ``theta`` (ties towards lower indices).
+
+        Parameters
+        ----------
+        theta : array_like of shape (n,)
+
+        Returns
+        -------
+        tuple of int
+
+        Examples
+        --------
+        >>> from fullbandit.problem import TopK
+        >>> TopK(4, 2).best([0.2, 0.7, 0.2, 0.9])
+        (1, 3)
+        """
         theta = check_vector("theta", theta, length=self.n)
         return tuple(sorted(int(i) for i in _ranking(theta)[: self.k]))
 
     def best_and_runner_up(self, theta) -> tuple[SuperArm, SuperArm]:
         """The best super-arm and the best super-arm different from it.
 
-        For top-k the runner-up swaps the k-th and (k+1)-th ranked arms.
+        For top-k the runner-up swaps the k-th and (k+1)-th ranked arms: any other
+        super-arm differs from the best by at least as large an exchange.
+
+        Parameters
+        ----------
+        theta : array_like of shape (n,)
+
+        Returns
+        -------
+        (tuple of int, tuple of int)
+
+        Examples
+        --------
+        >>> from fullbandit.problem import TopK
+        >>> TopK(4, 2).best_and_runner_up([0.1, 0.9, 0.5, 0.4])
+        ((1, 2), (1, 3))
         """
         theta = check_vector("theta", theta, length=self.n)
         order = _ranking(theta)
@@ -154,9 +383,39 @@ class TopK(DecisionClass):
         return best, tuple(sorted(int(i) for i in swapped))
 
     def random_member(self, rng) -> SuperArm:
+        """A uniformly random ``k``-subset.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+
+        Returns
+        -------
+        tuple of int
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fullbandit.problem import TopK
+        >>> len(TopK(6, 3).random_member(np.random.default_rng(0)))
+        3
+        """
         return tuple(sorted(int(i) for i in rng.choice(self.n, size=self.k, replace=False)))
 
     def to_dict(self) -> dict:
+        """A JSON-serialisable description (see :func:`decision_class_from_dict`).
+
+        Returns
+        -------
+        dict
+            ``{"class": "TopK", "n": n, "k": k}``.
+
+        Examples
+        --------
+        >>> from fullbandit.problem import TopK, decision_class_from_dict
+        >>> decision_class_from_dict(TopK(5, 2).to_dict()) == TopK(5, 2)
+        True
+        """
         return {"class": "TopK", "n": self.n, "k": self.k}
 
 
@@ -177,17 +436,35 @@ class PartitionMatroid(DecisionClass):
         ``capacities[g] >= 0`` members allowed from group ``g``.
     k : int
         Super-arm size; ``1 <= k <= sum(min(capacity, group size))``.
+
+    Attributes
+    ----------
+    n : int
+        Number of arms, ``len(groups)``.
+
+    Examples
+    --------
+    Five arms in two groups, at most one from group 0:
+
+    >>> from fullbandit.problem import PartitionMatroid
+    >>> problem = PartitionMatroid(groups=(0, 0, 1, 1, 1), capacities=(1, 2), k=2)
+    >>> problem.best([0.9, 0.8, 0.7, 0.1, 0.2])  # arms 0 and 1 may not both be chosen
+    (0, 2)
+    >>> problem.size  # 2 * 3 teams with one from each group + 3 pairs from group 1
+    9
     """
 
     groups: tuple
     capacities: tuple
     k: int
+    n: int = field(init=False, repr=False, compare=False)  # len(groups), stored as TopK stores it
 
     def __post_init__(self):
         groups = tuple(check_int("groups[i]", g, low=0) for g in self.groups)
         capacities = tuple(check_int("capacities[g]", c, low=0) for c in self.capacities)
         object.__setattr__(self, "groups", groups)
         object.__setattr__(self, "capacities", capacities)
+        object.__setattr__(self, "n", len(groups))
         if len(groups) < 2:
             raise InvalidParameterError(f"groups must label at least 2 arms, got {len(groups)}")
         if max(groups) >= len(capacities):
@@ -196,18 +473,26 @@ class PartitionMatroid(DecisionClass):
         room = sum(min(c, groups.count(g)) for g, c in enumerate(capacities))
         check_int("k", self.k, low=1, high=min(room, len(groups) - 1))
 
-    @property
-    def n(self) -> int:
-        return len(self.groups)
-
     def _group_sizes(self) -> list[int]:
         return [self.groups.count(g) for g in range(len(self.capacities))]
 
     @property
     def size(self) -> int:
-        """Number of bases: the coefficient of ``x^k`` in ``prod_g sum_{j <= c_g} C(s_g, j) x^j``."""
+        """Number of bases: the coefficient of ``x^k`` in ``prod_g sum_{j <= c_g} C(s_g, j) x^j``.
+
+        ``s_g`` is the size of group ``g``: a basis takes ``j_g <= c_g`` of its members, in
+        ``C(s_g, j_g)`` ways, with ``sum_g j_g = k``.
+
+        Examples
+        --------
+        ``(1 + 2x)(1 + 3x + 3x^2)`` has ``x^2`` coefficient ``3 + 6 = 9``:
+
+        >>> from fullbandit.problem import PartitionMatroid
+        >>> PartitionMatroid((0, 0, 1, 1, 1), (1, 2), 2).size
+        9
+        """
         polynomial = [1]
-        for size, capacity in zip(self._group_sizes(), self.capacities):
+        for size, capacity in zip(self._group_sizes(), self.capacities, strict=True):
             factor = [math.comb(size, j) for j in range(min(size, capacity) + 1)]
             product = [0] * (len(polynomial) + len(factor) - 1)
             for a, p in enumerate(polynomial):
@@ -220,7 +505,7 @@ class PartitionMatroid(DecisionClass):
         counts = [0] * len(self.capacities)
         for arm in arms:
             counts[self.groups[arm]] += 1
-        over = [g for g, (count, capacity) in enumerate(zip(counts, self.capacities)) if count > capacity]
+        over = [g for g, (count, capacity) in enumerate(zip(counts, self.capacities, strict=True)) if count > capacity]
         return None if not over else f"group(s) {over} exceed their capacity"
 
     def _greedy(self, order) -> SuperArm:
@@ -236,21 +521,90 @@ class PartitionMatroid(DecisionClass):
         return tuple(sorted(chosen))
 
     def best(self, theta) -> SuperArm:
-        """Greedy: arms by decreasing ``theta`` (ties to lower index), each taken while its group has room."""
+        """Greedy: arms by decreasing ``theta`` (ties to lower index), each taken while its group has room.
+
+        Exact for a linear objective over the bases of a matroid (Edmonds 1971).
+
+        Parameters
+        ----------
+        theta : array_like of shape (n,)
+
+        Returns
+        -------
+        tuple of int
+
+        Examples
+        --------
+        >>> from fullbandit.problem import PartitionMatroid
+        >>> PartitionMatroid((0, 0, 1), (1, 1), 2).best([0.9, 0.8, 0.1])
+        (0, 2)
+        """
         theta = check_vector("theta", theta, length=self.n)
         return self._greedy(_ranking(theta))
 
     def random_member(self, rng) -> SuperArm:
-        # Greedy over a uniformly random order: every basis has positive probability.
+        """Greedy over a uniformly random order of the arms (every basis has positive probability).
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+
+        Returns
+        -------
+        tuple of int
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fullbandit.problem import PartitionMatroid
+        >>> problem = PartitionMatroid((0, 0, 1, 1), (1, 1), 2)
+        >>> arms = problem.random_member(np.random.default_rng(0))
+        >>> sorted(problem.groups[i] for i in arms)
+        [0, 1]
+        """
         return self._greedy(rng.permutation(self.n))
 
     def to_dict(self) -> dict:
+        """A JSON-serialisable description (see :func:`decision_class_from_dict`).
+
+        Returns
+        -------
+        dict
+            ``{"class": "PartitionMatroid", "groups": [...], "capacities": [...], "k": k}``.
+
+        Examples
+        --------
+        >>> from fullbandit.problem import PartitionMatroid
+        >>> PartitionMatroid((0, 1, 1), (1, 1), 2).to_dict()
+        {'class': 'PartitionMatroid', 'groups': [0, 1, 1], 'capacities': [1, 1], 'k': 2}
+        """
         return {"class": "PartitionMatroid", "groups": list(self.groups), "capacities": list(self.capacities),
                 "k": self.k}
 
 
 def decision_class_from_dict(data: dict) -> DecisionClass:
-    """Rebuild a decision class from :meth:`DecisionClass.to_dict`."""
+    """Rebuild a decision class from :meth:`DecisionClass.to_dict`.
+
+    Parameters
+    ----------
+    data : dict
+        The output of ``to_dict`` (e.g. read back from JSON).
+
+    Returns
+    -------
+    DecisionClass
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``data["class"]`` is not a known class (or its arguments are invalid).
+
+    Examples
+    --------
+    >>> from fullbandit.problem import decision_class_from_dict
+    >>> decision_class_from_dict({"class": "TopK", "n": 6, "k": 3})
+    TopK(n=6, k=3)
+    """
     kind = data.get("class")
     if kind == "TopK":
         return TopK(data["n"], data["k"])

@@ -22,9 +22,38 @@ from fullbandit.enumeration import ENUMERATION_LIMIT, indicator_rows, subset_chu
 def check_positive_definite(Q, eigenvalues=None) -> tuple[np.ndarray, np.ndarray]:
     """Symmetric positive definite ``Q`` (the QP reduction needs ``Q_ii + Q_jj + 2 Q_ij > 0``).
 
-    Returns ``Q`` as a float array and its eigenvalues (computed unless given). A matrix
-    whose smallest eigenvalue is below ``1e-12`` times its largest counts as singular:
-    rounding would make every bound that divides by it meaningless.
+    A matrix whose smallest eigenvalue is below ``1e-12`` times its largest counts as
+    singular: rounding would make every bound that divides by it meaningless.
+
+    Parameters
+    ----------
+    Q : array_like of shape (n, n)
+    eigenvalues : array_like, optional
+        The eigenvalues of ``Q`` if already known (they are trusted, not recomputed).
+
+    Returns
+    -------
+    Q : numpy.ndarray
+        ``Q`` as a float array.
+    eigenvalues : numpy.ndarray
+        Its eigenvalues, ascending when computed here.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``Q`` is not square, not finite, not symmetric or not positive definite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fullbandit.qp import check_positive_definite
+    >>> Q, eigenvalues = check_positive_definite([[2.0, 1.0], [1.0, 2.0]])
+    >>> eigenvalues.round(12).tolist()
+    [1.0, 3.0]
+    >>> check_positive_definite(np.array([[1.0, 2.0], [2.0, 1.0]]))
+    Traceback (most recent call last):
+    ...
+    fullbandit._validation.InvalidParameterError: Q must be positive definite; its eigenvalues range from -1 to 3
     """
     Q = np.asarray(Q, dtype=float)
     if Q.ndim != 2 or Q.shape[0] != Q.shape[1]:
@@ -36,18 +65,42 @@ def check_positive_definite(Q, eigenvalues=None) -> tuple[np.ndarray, np.ndarray
     eigenvalues = np.linalg.eigvalsh(Q) if eigenvalues is None else np.asarray(eigenvalues, dtype=float)
     if not eigenvalues.min() > 1e-12 * max(abs(eigenvalues.max()), np.finfo(float).tiny):
         raise InvalidParameterError(
-            f"Q must be positive definite; its eigenvalues range from {eigenvalues.min():.3g} to {eigenvalues.max():.3g}")
+            f"Q must be positive definite; its eigenvalues range from {eigenvalues.min():.3g} "
+            f"to {eigenvalues.max():.3g}")
     return Q, eigenvalues
 
 
 def dks_weights(Q) -> np.ndarray:
     """The complete graph of Algorithm 1: ``w(i, j) = Q_ij + (Q_ii + Q_jj) / 2``, zero diagonal.
 
-    ``w(i, j) = (e_i + e_j)^T Q (e_i + e_j) / 2 > 0`` for positive definite ``Q`` (Lemma 4),
-    and for ``|S| = k`` with indicator ``x``: ``2 w(S) = x^T Q x + (k - 2) sum_{i in S} Q_ii``.
-    The seed text lost the paper's exact expression; this one satisfies every surviving
-    step of Lemmas 4-6 (ALGORITHMS.md section 4) and may differ by a constant factor,
-    which does not change the chosen set.
+    ``w(i, j) = (e_i + e_j)^T Q (e_i + e_j) / 2 > 0`` for positive definite ``Q`` (Kuroki et
+    al. 2020, Lemma 4). For ``|S| = k`` with indicator ``x``, each ``i in S`` lies in
+    ``k - 1`` pairs, so ``w(S) = sum_{i<j in S} Q_ij + (k - 1)/2 sum_{i in S} Q_ii`` and
+
+        ``2 w(S) = x^T Q x + (k - 2) sum_{i in S} Q_ii``,
+
+    the identity behind Lemmas 5 and 6. The paper's exact expression for the weights did
+    not survive in the text this implementation follows; this one satisfies every step of
+    Lemmas 4-6 and may differ from it by a constant factor, which does not change the
+    chosen set.
+
+    Parameters
+    ----------
+    Q : numpy.ndarray of shape (n, n)
+        Symmetric positive definite.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, n)
+        The weight matrix ``W``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fullbandit.qp import dks_weights
+    >>> Q = np.array([[2.0, 1.0, 0.0], [1.0, 2.0, -1.0], [0.0, -1.0, 2.0]])
+    >>> dks_weights(Q).tolist()
+    [[0.0, 3.0, 2.0], [3.0, 0.0, 1.0], [2.0, 1.0, 0.0]]
     """
     diagonal = np.diag(Q)
     W = Q + (diagonal[:, None] + diagonal[None, :]) / 2.0
@@ -56,26 +109,75 @@ def dks_weights(Q) -> np.ndarray:
 
 
 def quadratic_value(Q, subset) -> float:
-    """``x^T Q x`` for the indicator ``x`` of ``subset``."""
+    """``x^T Q x`` for the indicator ``x`` of ``subset``: the sum of ``Q`` over ``subset x subset``.
+
+    Parameters
+    ----------
+    Q : numpy.ndarray of shape (n, n)
+    subset : iterable of int
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fullbandit.qp import quadratic_value
+    >>> quadratic_value(np.array([[2.0, 1.0], [1.0, 2.0]]), (0, 1))
+    6.0
+    """
     idx = np.asarray(list(subset), dtype=np.intp)
     return float(Q[np.ix_(idx, idx)].sum())
 
 
 @dataclass(frozen=True)
 class QPSolution:
-    """An approximate maximiser of QP and what certifies it."""
+    """An approximate maximiser of QP and what certifies it (:func:`approximate_qp`'s answer).
+
+    Parameters
+    ----------
+    subset : tuple of int
+        The ``k`` chosen indices.
+    value : float
+        ``x^T Q x`` of ``subset``.
+    dks_weight : float
+        ``w(subset)`` in the graph of Algorithm 1 (:func:`dks_weights`).
+    oracle : str
+        Name of the densest-k-subgraph oracle.
+    oracle_ratio : float
+        Ratio the oracle provably reaches on DkS.
+    eigenvalue_min, eigenvalue_max : float
+        Extreme eigenvalues of ``Q``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fullbandit.qp import approximate_qp
+    >>> solution = approximate_qp(np.array([[2.0, 1.0, 0.0], [1.0, 2.0, -1.0], [0.0, -1.0, 2.0]]), 2)
+    >>> solution.subset, solution.value, solution.dks_weight
+    ((0, 1), 6.0, 3.0)
+    """
 
     subset: tuple[int, ...]
-    value: float           # x^T Q x of subset
-    dks_weight: float      # w(subset) in the graph of Algorithm 1
+    value: float
+    dks_weight: float
     oracle: str
-    oracle_ratio: float    # ratio the oracle provably reaches on DkS
+    oracle_ratio: float
     eigenvalue_min: float
     eigenvalue_max: float
 
     @property
     def theorem1_ratio(self) -> float:
-        """Approximation ratio guaranteed by Theorem 1 for this instance (see :func:`theorem1_ratio`)."""
+        """Approximation ratio guaranteed by Theorem 1 for this instance (see :func:`theorem1_ratio`).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fullbandit.qp import approximate_qp
+        >>> approximate_qp(np.eye(4), 2).theorem1_ratio == approximate_qp(np.eye(4), 2).oracle_ratio  # k = 2
+        True
+        """
         return theorem1_ratio(len(self.subset), self.oracle_ratio, self.eigenvalue_min, self.eigenvalue_max)
 
 
@@ -83,10 +185,35 @@ def theorem1_ratio(k: int, oracle_ratio: float, eigenvalue_min: float, eigenvalu
     """Theorem 1 of Kuroki et al. (2020): Algorithm 1 is an
     ``alpha / (1 + (k - 2) lambda_max / lambda_min)``-approximation for QP.
 
-    Derivation (ALGORITHMS.md section 4): ``x^T Q x <= 2 w(S)`` and
-    ``2 w(S) <= (1 + (k - 2) lambda_max / lambda_min) x^T Q x`` for every ``|S| = k``; an
-    ``alpha``-approximate DkS set then has ``x^T Q x >= ratio * OPT``. For ``k <= 2`` the
-    two objectives coincide up to the constant, so the ratio is ``alpha``.
+    Derivation (Lemma 6): with ``2 w(S) = x^T Q x + (k - 2) sum_{i in S} Q_ii``
+    (:func:`dks_weights`), ``Q_ii > 0`` gives ``x^T Q x <= 2 w(S)``, and
+    ``sum_{i in S} Q_ii <= k lambda_max <= (lambda_max / lambda_min) x^T Q x`` (as
+    ``x^T Q x >= lambda_min ||x||^2 = k lambda_min``) gives
+    ``2 w(S) <= (1 + (k - 2) lambda_max / lambda_min) x^T Q x``, for every ``|S| = k``. If
+    ``w(S_alg) >= alpha max_S w(S) >= alpha w(S_opt)`` then
+    ``x_alg^T Q x_alg >= 2 alpha w(S_opt) / (1 + ...) >= ratio * OPT``. For ``k <= 2``
+    the two objectives coincide up to a constant, so the ratio is ``alpha``.
+
+    Parameters
+    ----------
+    k : int
+        Super-arm size.
+    oracle_ratio : float
+        The DkS oracle's proven ratio ``alpha``.
+    eigenvalue_min, eigenvalue_max : float
+        Extreme eigenvalues of ``Q`` (``eigenvalue_min > 0``).
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    ``0.5 / (1 + 2 * 3) = 1/14``:
+
+    >>> from fullbandit.qp import theorem1_ratio
+    >>> round(theorem1_ratio(4, 0.5, 1.0, 3.0), 12), theorem1_ratio(2, 0.5, 1.0, 3.0)
+    (0.071428571429, 0.5)
     """
     if k <= 2:
         return oracle_ratio
@@ -111,15 +238,30 @@ def approximate_qp(Q, k: int, oracle: str = "peeling", eigenvalues=None) -> QPSo
     eigenvalues : array_like, optional
         The eigenvalues of ``Q`` if already known (saves an O(n^3) decomposition).
 
+    Returns
+    -------
+    QPSolution
+        The oracle's set, its value and what certifies it.
+
     References
     ----------
     Kuroki, Xu, Miyauchi, Honda, Sugiyama. Neural Computation 32(9), 2020, Algorithm 1
     and Theorem 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fullbandit.qp import approximate_qp, brute_force_qp
+    >>> Q = np.array([[2.0, 1.0, 0.0], [1.0, 2.0, -1.0], [0.0, -1.0, 2.0]])
+    >>> solution = approximate_qp(Q, 2)
+    >>> solution.subset, solution.value, brute_force_qp(Q, 2)
+    ((0, 1), 6.0, ((0, 1), 6.0))
     """
     Q, eigenvalues = check_positive_definite(Q, eigenvalues)
     n = Q.shape[0]
     k = check_k(k, n)
     chosen = get_oracle(oracle)
+    subset: tuple[int, ...]
     if k == 1:
         subset = (int(np.argmax(np.diag(Q))),)
         ratio = 1.0
@@ -137,14 +279,53 @@ def approximate_qp(Q, k: int, oracle: str = "peeling", eigenvalues=None) -> QPSo
 # --- certified upper bounds on OPT = max_{|S| = k} x^T Q x -------------------------------
 
 def spectral_bound(Q, k: int, eigenvalue_max: float | None = None) -> float:
-    """``OPT <= k lambda_max(Q)``, since ``||x||^2 = k``."""
+    """``OPT <= k lambda_max(Q)``, since ``x^T Q x <= lambda_max ||x||^2`` and ``||x||^2 = k``.
+
+    Parameters
+    ----------
+    Q : numpy.ndarray of shape (n, n)
+    k : int
+    eigenvalue_max : float, optional
+        ``lambda_max(Q)`` if already known.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fullbandit.qp import spectral_bound
+    >>> float(spectral_bound(np.array([[2.0, 1.0], [1.0, 2.0]]), 1))  # lambda_max = 3
+    3.0
+    """
     if eigenvalue_max is None:
         eigenvalue_max = float(np.linalg.eigvalsh(Q)[-1])
     return k * eigenvalue_max
 
 
 def cauchy_schwarz_bound(Q, k: int) -> float:
-    """``OPT <= (sum of the k largest sqrt(Q_ii))^2``, from ``|Q_ij| <= sqrt(Q_ii Q_jj)`` (Q PSD)."""
+    """``OPT <= (sum of the k largest sqrt(Q_ii))^2``, from ``|Q_ij| <= sqrt(Q_ii Q_jj)`` (Q PSD).
+
+    Summing ``Q_ij <= sqrt(Q_ii) sqrt(Q_jj)`` over ``i, j in S`` gives
+    ``x^T Q x <= (sum_{i in S} sqrt(Q_ii))^2``.
+
+    Parameters
+    ----------
+    Q : numpy.ndarray of shape (n, n)
+    k : int
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fullbandit.qp import cauchy_schwarz_bound
+    >>> cauchy_schwarz_bound(np.diag([4.0, 1.0, 9.0]), 2)  # (3 + 2)^2
+    25.0
+    """
     roots = np.sqrt(np.clip(np.diag(Q), 0.0, None))
     return float(np.sort(roots)[-k:].sum() ** 2)
 
@@ -155,6 +336,26 @@ def row_bound(Q, k: int) -> float:
     Each member ``i`` of the optimal set contributes ``Q_ii + sum_{j in S, j != i} Q_ij <= r_i``.
     Our addition (not in the paper): cheap, and tight when the off-diagonal entries are
     mostly negative, as they are for ``A^-1`` under full-bandit designs.
+
+    Parameters
+    ----------
+    Q : numpy.ndarray of shape (n, n)
+    k : int
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    Every off-diagonal entry is negative here, so the bound is the sum of the ``k`` largest
+    diagonal entries, an upper bound that ignores the negative interactions:
+
+    >>> import numpy as np
+    >>> from fullbandit.qp import brute_force_qp, row_bound
+    >>> Q = np.array([[2.0, -0.5, -0.5], [-0.5, 2.0, -0.5], [-0.5, -0.5, 3.0]])
+    >>> row_bound(Q, 2), brute_force_qp(Q, 2)[1]
+    (5.0, 4.0)
     """
     n = Q.shape[0]
     if k == 1:
@@ -168,7 +369,24 @@ def row_bound(Q, k: int) -> float:
 def oracle_ratio_bound(solution: QPSolution) -> float:
     """``OPT <= 2 w(S*) <= 2 w(S_alg) / alpha``, with ``alpha`` the oracle's proven DkS ratio.
 
-    ``x^T Q x <= 2 w(S)`` for every ``|S| = k`` because ``Q_ii > 0``.
+    ``x^T Q x <= 2 w(S)`` for every ``|S| = k`` because ``Q_ii > 0`` (:func:`dks_weights`),
+    and ``S*``, the heaviest ``k``-set, weighs at most ``w(S_alg) / alpha``.
+
+    Parameters
+    ----------
+    solution : QPSolution
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fullbandit.qp import approximate_qp, oracle_ratio_bound
+    >>> solution = approximate_qp(np.array([[2.0, 1.0, 0.0], [1.0, 2.0, -1.0], [0.0, -1.0, 2.0]]), 2)
+    >>> round(oracle_ratio_bound(solution), 9)  # 2 * 3 / (1/3)
+    18.0
     """
     if len(solution.subset) == 1:
         return solution.value  # exact for k = 1
@@ -176,12 +394,53 @@ def oracle_ratio_bound(solution: QPSolution) -> float:
 
 
 def theorem1_bound(solution: QPSolution) -> float:
-    """``OPT <= Z / alpha_t``: the bound SAQM uses in the paper (Kuroki et al. 2020, eq. (4))."""
+    """``OPT <= Z / alpha_t``: the bound SAQM uses in the paper (Kuroki et al. 2020, eq. (4)).
+
+    ``Z`` is the value Algorithm 1 reached and ``alpha_t`` Theorem 1's ratio.
+
+    Parameters
+    ----------
+    solution : QPSolution
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fullbandit.qp import approximate_qp, theorem1_bound
+    >>> solution = approximate_qp(np.eye(4), 2)
+    >>> theorem1_bound(solution) == solution.value / solution.oracle_ratio
+    True
+    """
     return solution.value / solution.theorem1_ratio
 
 
 def certified_bounds(Q, k: int, solution: QPSolution) -> dict[str, float]:
-    """Every cheap certified upper bound on the QP optimum, by name."""
+    """Every cheap certified upper bound on the QP optimum, by name.
+
+    Parameters
+    ----------
+    Q : numpy.ndarray of shape (n, n)
+    k : int
+    solution : QPSolution
+        :func:`approximate_qp`'s answer for ``Q`` and ``k``.
+
+    Returns
+    -------
+    dict of str to float
+        ``"theorem1"``, ``"spectral"``, ``"cauchy-schwarz"``, ``"row"``, ``"oracle-ratio"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fullbandit.qp import approximate_qp, certified_bounds
+    >>> Q = np.array([[2.0, 1.0, 0.0], [1.0, 2.0, -1.0], [0.0, -1.0, 2.0]])
+    >>> bounds = certified_bounds(Q, 2, approximate_qp(Q, 2))
+    >>> min(bounds, key=bounds.get), min(bounds.values())  # the optimum is 6
+    ('row', 6.0)
+    """
     return {
         "theorem1": theorem1_bound(solution),
         "spectral": spectral_bound(Q, k, solution.eigenvalue_max),
@@ -192,7 +451,35 @@ def certified_bounds(Q, k: int, solution: QPSolution) -> dict[str, float]:
 
 
 def brute_force_qp(Q, k: int, limit: int = ENUMERATION_LIMIT) -> tuple[tuple[int, ...], float]:
-    """Exact QP by enumerating all ``C(n, k)`` subsets (refuses above ``limit``)."""
+    """Exact QP by enumerating all ``C(n, k)`` subsets (refuses above ``limit``).
+
+    Parameters
+    ----------
+    Q : array_like of shape (n, n)
+    k : int
+        ``1 <= k < n``.
+    limit : int
+        Largest number of subsets to enumerate.
+
+    Returns
+    -------
+    subset : tuple of int
+        A maximiser (the first in lexicographic order among equal computed values).
+    value : float
+        ``x^T Q x`` of it.
+
+    Raises
+    ------
+    InvalidParameterError
+        If ``C(n, k) > limit``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fullbandit.qp import brute_force_qp
+    >>> brute_force_qp(np.diag([1.0, 3.0, 2.0]), 2)
+    ((1, 2), 5.0)
+    """
     Q = np.asarray(Q, dtype=float)
     n = Q.shape[0]
     k = check_k(k, n)
@@ -207,4 +494,6 @@ def brute_force_qp(Q, k: int, limit: int = ENUMERATION_LIMIT) -> tuple[tuple[int
         top = int(np.argmax(values))
         if values[top] > best_value:
             best_value, best_subset = float(values[top]), tuple(int(i) for i in chunk[top])
+    if best_subset is None:  # every value NaN (no comparison holds)
+        raise InvalidParameterError("Q must contain only finite entries")
     return best_subset, best_value

@@ -7,20 +7,22 @@ import numpy as np
 import pytest
 
 import fullbandit as fb
-from fullbandit.allocation import (efficient_rounding, g_optimal_allocation, kiefer_wolfowitz_variances,
-                                   random_support)
+from fullbandit.allocation import efficient_rounding, g_optimal_allocation, kiefer_wolfowitz_variances, random_support
 from fullbandit.full.gap_objective import exact_maximum, gap_value, triangle_bound
 
 
+def _plain_objective(theta, Q, best, radius, arms):
+    """theta(M) - theta(M_hat) + C ||x_M - x_M_hat||_Q for one super-arm, written out."""
+    y = np.zeros(len(theta))
+    y[list(arms)] += 1.0
+    y[list(best)] -= 1.0
+    return theta[list(arms)].sum() - theta[list(best)].sum() + radius * math.sqrt(y @ Q @ y)
+
+
 def _brute_force_objective(problem, theta, Q, best, radius):
-    """max over the class of theta(M) - theta(M_hat) + C ||x_M - x_M_hat||_Q, by a plain loop."""
-    values = []
-    for arms in itertools.combinations(range(problem.n), problem.k):
-        if problem._is_member(arms) is not None:
-            continue
-        y = problem.indicator(arms) - problem.indicator(best)
-        values.append(theta[list(arms)].sum() - theta[list(best)].sum() + radius * math.sqrt(y @ Q @ y))
-    return max(values)
+    """max over the class of the objective (5), by a plain loop."""
+    return max(_plain_objective(theta, Q, best, radius, arms)
+               for arms in itertools.combinations(range(problem.n), problem.k) if problem._is_member(arms) is None)
 
 
 def _random_estimate(n, seed):
@@ -37,7 +39,9 @@ def test_exhaustive_statistic_equals_brute_force_objective(seed):
     best = problem.best(theta)
     arm, value = exact_maximum(problem, theta, Q, best, 0.7)
     assert value == pytest.approx(_brute_force_objective(problem, theta, Q, best, 0.7))
-    assert gap_value(theta, Q, best, 0.7, arm) == pytest.approx(value)
+    assert _plain_objective(theta, Q, best, 0.7, arm) == pytest.approx(value)  # the arm returned attains it
+    for arms in itertools.combinations(range(n), k):
+        assert gap_value(theta, Q, best, 0.7, arms) == pytest.approx(_plain_objective(theta, Q, best, 0.7, arms))
 
 
 def _checks_of(algorithm, environment):
@@ -126,17 +130,21 @@ def test_exhaustive_refuses_large_classes_clearly():
 
 @pytest.mark.parametrize("n, k, seed", [(6, 2, 0), (9, 3, 1), (12, 4, 2), (20, 5, 3)])
 def test_g_allocation_satisfies_kiefer_wolfowitz(n, k, seed):
-    support = random_support(n, k, np.random.default_rng(seed))
+    support = random_support(n, k, seed)
     weights = g_optimal_allocation(n, support)
     X = np.zeros((len(support), n))
     for row, arm in enumerate(support):
         X[row, list(arm)] = 1
     variances = kiefer_wolfowitz_variances(X, weights)
-    assert weights.sum() == pytest.approx(1.0) and weights.min() >= 0
-    assert variances.max() <= n * (1 + 1e-5)           # G-optimality: max variance = n
-    assert variances[weights > 1e-3].min() >= n * (1 - 1e-3)  # attained on the support
-    # and it beats the uniform design's worst case, which can only be larger or equal
-    assert kiefer_wolfowitz_variances(X, np.full(len(support), 1 / len(support))).max() >= variances.max() * (1 - 1e-5)
+    # x^T A(p)^-1 x for every row, one row at a time
+    inverse = np.linalg.inv(X.T @ (weights[:, None] * X))
+    np.testing.assert_allclose(variances, [x @ inverse @ x for x in X], rtol=1e-9)
+    # sum_j p_j x_j^T A(p)^-1 x_j = trace(A(p)^-1 A(p)) = n for any weights; on the simplex the
+    # largest variance is then >= n, and G-optimality is max = n, attained wherever p_j > 0
+    # (weights of the wrong scale would miss n on the support)
+    assert weights @ variances == pytest.approx(n, rel=1e-9)
+    assert variances.max() <= n * (1 + 1e-5)
+    assert variances[weights > 1e-3].min() >= n * (1 - 1e-3)
 
 
 def test_g_allocation_on_all_subsets_is_uniform():
@@ -177,3 +185,11 @@ def test_g_optimal_allocation_runs_and_stays_correct(name):
     result = fb.run(algorithm, fb.GaussianSum(theta, sigma=0.2, seed=1), progress=False)
     assert result.stop_reason == "stopping rule" and result.answer == (0, 1)
     assert result.constants["allocation"] == "g-optimal"
+
+
+@pytest.mark.parametrize("module", ["fullbandit.full.gap_objective", "fullbandit.instances"])
+def test_module_examples_run(module):
+    import doctest
+    import importlib
+    failures, attempted = doctest.testmod(importlib.import_module(module), verbose=False, report=False)
+    assert attempted > 0 and failures == 0

@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from fullbandit._validation import InvalidParameterError
 from fullbandit.problem import TopK
 
-
 # --- brute-force references written independently of the module -------------------------
 
 def brute_best(theta, k):
@@ -91,11 +90,20 @@ def test_gap_is_brute_force_gap(case):
     problem = TopK(n, k)
     _, opt = brute_best(theta, k)
     best = problem.best(theta)
-    assert problem.gap(best, theta) == pytest.approx(0.0, abs=1e-9)
+    assert problem.gap(best, theta) == 0.0  # both values summed in the same order: exactly zero
     for subset in itertools.combinations(range(n), k):
-        gap = problem.gap(subset, theta)
-        assert gap >= 0.0
-        assert gap == pytest.approx(opt - sum(theta[i] for i in subset), abs=1e-9)
+        assert problem.gap(subset, theta) == pytest.approx(opt - sum(theta[i] for i in subset), abs=1e-9)
+
+
+@settings(max_examples=100, deadline=None)
+@given(int_theta)
+def test_is_optimal_is_brute_force_optimality_with_ties(case):
+    # integer means: sums are exact, so "optimal up to rounding" is exactly "attains the maximum"
+    n, theta, k = case
+    problem = TopK(n, k)
+    _, opt = brute_best(theta, k)
+    for subset in itertools.combinations(range(n), k):
+        assert problem.is_optimal(subset, theta) == (sum(theta[i] for i in subset) == opt)
 
 
 def test_size_is_binomial_coefficient():
@@ -184,3 +192,11 @@ def test_check_super_arm_sorts():
 def test_bad_theta_raises(theta):
     with pytest.raises(InvalidParameterError, match="theta"):
         TopK(5, 2).best(theta)
+
+
+def test_module_examples_run():
+    import doctest
+
+    from fullbandit import problem
+    failures, attempted = doctest.testmod(problem, verbose=False, report=False)
+    assert attempted > 0 and failures == 0

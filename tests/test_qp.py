@@ -1,7 +1,8 @@
 """Tests for fullbandit.qp: Algorithm 1 (QP through DkS), Theorem 1, Lemma 6 and the certified bounds.
 
-References are brute force over all k-subsets (n <= 10) and closed forms from
-ALGORITHMS.md section 4. Floating-point comparisons use a relative slack of 1e-9.
+References are brute force over all k-subsets (n <= 10) and the closed forms of Kuroki et
+al. (2020), Lemmas 4-6 and Theorem 1 (derived in the docstrings of fullbandit.qp).
+Floating-point comparisons use a relative slack of 1e-9.
 """
 
 from __future__ import annotations
@@ -17,9 +18,18 @@ from hypothesis import strategies as st
 from fullbandit._validation import InvalidParameterError
 from fullbandit.dks import proven_peeling_ratio
 from fullbandit.enumeration import ENUMERATION_LIMIT
-from fullbandit.qp import (approximate_qp, brute_force_qp, cauchy_schwarz_bound,
-                           certified_bounds, check_positive_definite, dks_weights, quadratic_value,
-                           row_bound, spectral_bound, theorem1_ratio)
+from fullbandit.qp import (
+    approximate_qp,
+    brute_force_qp,
+    cauchy_schwarz_bound,
+    certified_bounds,
+    check_positive_definite,
+    dks_weights,
+    quadratic_value,
+    row_bound,
+    spectral_bound,
+    theorem1_ratio,
+)
 
 SLACK = 1e-9
 
@@ -318,10 +328,22 @@ def test_unknown_oracle_raises():
 
 
 def test_given_eigenvalues_are_used():
+    # Recomputing the eigenvalues would give back the true ones: pass different ones and
+    # check they are the ones reported (and that a non-positive one is refused).
     rng = np.random.default_rng(6)
     Q = random_pd("wishart", 6, rng)
     eigenvalues = np.linalg.eigvalsh(Q)
     a = approximate_qp(Q, 3)
-    b = approximate_qp(Q, 3, eigenvalues=eigenvalues)
-    assert a.subset == b.subset
-    assert b.eigenvalue_min == eigenvalues[0] and b.eigenvalue_max == eigenvalues[-1]
+    b = approximate_qp(Q, 3, eigenvalues=2.0 * eigenvalues)
+    assert a.subset == b.subset  # the eigenvalues only enter the certificate
+    assert b.eigenvalue_min == 2.0 * eigenvalues[0] and b.eigenvalue_max == 2.0 * eigenvalues[-1]
+    with pytest.raises(InvalidParameterError, match="positive definite"):
+        approximate_qp(Q, 3, eigenvalues=np.concatenate([[-1.0], eigenvalues[1:]]))
+
+
+def test_module_examples_run():
+    import doctest
+
+    from fullbandit import qp
+    failures, attempted = doctest.testmod(qp, verbose=False, report=False)
+    assert attempted > 0 and failures == 0

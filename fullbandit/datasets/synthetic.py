@@ -138,7 +138,14 @@ class SyntheticInstance:
 
     @property
     def n(self) -> int:
-        """Number of arms."""
+        """Number of arms, ``len(means)``.
+
+        Examples
+        --------
+        >>> from fullbandit.datasets.synthetic import tao_setup2
+        >>> tao_setup2().n
+        20
+        """
         return int(self.means.shape[0])
 
 
@@ -1019,6 +1026,11 @@ def make_instance(name, *, seed=None, **params) -> SyntheticInstance:
         Passed to the generator.
     **params
         The generator's other arguments, e.g. ``k=100, p=6``.
+
+    Returns
+    -------
+    SyntheticInstance
+        What the generator returns.
 
     Raises
     ------
