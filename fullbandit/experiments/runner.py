@@ -25,7 +25,7 @@ from fullbandit.experiments.store import ResultStore, expand_metrics, field_text
 
 __all__ = ["BACKENDS", "run_cell", "run_grid"]
 
-#: Where :func:`run_grid` runs the cells: in this process, in local processes (the standard library's process pool), on a Dask cluster.
+#: Where :func:`run_grid` runs the cells: in this process, in local worker processes, on a Dask cluster.
 BACKENDS = ("sequential", "processes", "dask")
 CELL_COLUMNS = ["key", "algorithm", "instance", "seed"]
 
