@@ -20,7 +20,7 @@ import fullbandit.dks.optimum as exact_module
 from fullbandit._validation import InvalidParameterError
 from fullbandit.dks import induced_weight
 from fullbandit.dks.bounds import degree_bound, edge_bound, spectral_bound
-from fullbandit.dks.optimum import BRUTE_FORCE_LIMIT, ExactResult, brute_force_matrix, exact, milp_matrix
+from fullbandit.dks.optimum import ExactResult, brute_force_matrix, exact, milp_matrix
 
 # --- instances ----------------------------------------------------------------------------------
 
@@ -335,5 +335,9 @@ def test_exact_result_is_frozen_and_reports_gap():
     assert hash(result) == hash(ExactResult((0, 1), 3.0, 4.0, False, "time limit", "milp", 0.1))
 
 
-def test_default_brute_force_limit_is_documented_value():
-    assert BRUTE_FORCE_LIMIT == 2_000_000
+def test_brute_force_refuses_above_the_package_enumeration_limit():
+    from fullbandit.enumeration import ENUMERATION_LIMIT
+    n, k = 24, 8  # C(24, 8) = 735,471 subsets
+    assert math.comb(n, k) > ENUMERATION_LIMIT
+    with pytest.raises(ValueError, match=f"limit={ENUMERATION_LIMIT}"):
+        brute_force_matrix(np.ones((n, n)) - np.eye(n), k)

@@ -14,15 +14,14 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from fullbandit._subsets import subset_chunks
 from fullbandit._validation import InvalidParameterError, check_choice, check_int, check_real
 from fullbandit.dks.bounds import degree_bound, edge_bound, spectral_bound
 from fullbandit.dks.peeling import PEELING
 from fullbandit.dks.weights import WeightMatrix, check_graph, check_weight_matrix, graph_weights, induced_weight
+from fullbandit.enumeration import ENUMERATION_LIMIT, subset_chunks
 
-__all__ = ["ExactResult", "brute_force_matrix", "milp_matrix", "exact", "BRUTE_FORCE_LIMIT", "METHODS"]
+__all__ = ["ExactResult", "brute_force_matrix", "milp_matrix", "exact", "METHODS"]
 
-BRUTE_FORCE_LIMIT = 2_000_000  # C(n, k) above which brute force refuses (about a second)
 METHODS = ("auto", "brute-force", "milp")
 _CHUNK_ENTRIES = 1 << 21  # subsets x pairs gathered per vectorised chunk (16 MiB of floats)
 _PEEL_MAX_N = 5000  # the MILP's fallback incumbent on dense matrices: greedy peeling up to here, top degrees above
@@ -77,7 +76,7 @@ class ExactResult:
 
 # --- brute force ------------------------------------------------------------------------------
 
-def brute_force_matrix(W, k: int, limit: int = BRUTE_FORCE_LIMIT) -> tuple[np.ndarray, float]:
+def brute_force_matrix(W, k: int, limit: int = ENUMERATION_LIMIT) -> tuple[np.ndarray, float]:
     """Exact densest-k-subgraph by enumerating all ``C(n, k)`` subsets, in vectorised chunks.
 
     Parameters
@@ -88,7 +87,8 @@ def brute_force_matrix(W, k: int, limit: int = BRUTE_FORCE_LIMIT) -> tuple[np.nd
     k : int
         Subset size, ``1 <= k <= n``.
     limit : int
-        Refuse when ``C(n, k) > limit`` (default 2,000,000: about a second).
+        Refuse when ``C(n, k) > limit`` (default :data:`fullbandit.enumeration.ENUMERATION_LIMIT`,
+        the one enumeration limit of the package).
 
     Returns
     -------
@@ -319,7 +319,7 @@ def _heuristic_set(weights: WeightMatrix, k: int) -> np.ndarray:
 # --- networkx front end ----------------------------------------------------------------------
 
 def exact(G, k: int, weight: str = "weight", method: str = "auto", time_limit: float | None = None,
-          brute_force_limit: int = BRUTE_FORCE_LIMIT) -> ExactResult:
+          brute_force_limit: int = ENUMERATION_LIMIT) -> ExactResult:
     """Exact densest-k-subgraph on a weighted undirected networkx graph.
 
     Parameters
@@ -336,7 +336,7 @@ def exact(G, k: int, weight: str = "weight", method: str = "auto", time_limit: f
     time_limit : float, optional
         Seconds for the MILP (ignored by brute force). See :func:`milp_matrix`.
     brute_force_limit : int
-        Largest ``C(n, k)`` brute force accepts (default 2,000,000).
+        Largest ``C(n, k)`` brute force accepts (default :data:`fullbandit.enumeration.ENUMERATION_LIMIT`).
 
     Returns
     -------
