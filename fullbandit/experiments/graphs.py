@@ -24,18 +24,18 @@ __all__ = ["gnp", "planted", "barabasi_albert", "block_model", "bandit_design_ma
            "make_graph", "read_graph"]
 
 
-def _seed(rng) -> int:
-    return int(as_generator(rng).integers(2**31))
+def _networkx_seed(generator) -> int:
+    return int(as_generator(generator).integers(2**31))
 
 
-def _weigh(G: nx.Graph, rng, weighted: bool) -> nx.Graph:
-    rng = as_generator(rng)
+def _weigh(G: nx.Graph, generator, weighted: bool) -> nx.Graph:
+    generator = as_generator(generator)
     for u, v in G.edges:
-        G.edges[u, v]["weight"] = float(rng.uniform(0.0, 1.0)) if weighted else 1.0
+        G.edges[u, v]["weight"] = float(generator.uniform(0.0, 1.0)) if weighted else 1.0
     return G
 
 
-def gnp(rng, n: int = 200, p: float = 0.1, weighted: bool = True) -> nx.Graph:
+def gnp(seed, n: int = 200, p: float = 0.1, weighted: bool = True) -> nx.Graph:
     """Erdos-Renyi ``G(n, p)``, weights ``Uniform[0, 1]`` (or 1 when not ``weighted``).
 
     Examples
@@ -46,11 +46,11 @@ def gnp(rng, n: int = 200, p: float = 0.1, weighted: bool = True) -> nx.Graph:
     """
     check_int("n", n, low=2)
     check_real("p", p, low=0.0, high=1.0)
-    rng = as_generator(rng)
-    return _weigh(nx.gnp_random_graph(n, p, seed=_seed(rng)), rng, weighted)
+    generator = as_generator(seed)
+    return _weigh(nx.gnp_random_graph(n, p, seed=_networkx_seed(generator)), generator, weighted)
 
 
-def planted(rng, n: int = 200, p: float = 0.05, size: int = 20, q: float = 0.8, weighted: bool = False) -> nx.Graph:
+def planted(seed, n: int = 200, p: float = 0.05, size: int = 20, q: float = 0.8, weighted: bool = False) -> nx.Graph:
     """``G(n, p)`` with a planted dense set: ``size`` random vertices joined with probability ``q``.
 
     The planted vertices are in ``G.graph["planted"]``.
@@ -64,18 +64,18 @@ def planted(rng, n: int = 200, p: float = 0.05, size: int = 20, q: float = 0.8, 
     """
     check_int("size", size, low=2, high=n)
     check_real("q", q, low=0.0, high=1.0)
-    rng = as_generator(rng)
-    G = nx.gnp_random_graph(n, p, seed=_seed(rng))
-    members = rng.choice(n, size=size, replace=False)
+    generator = as_generator(seed)
+    G = nx.gnp_random_graph(n, p, seed=_networkx_seed(generator))
+    members = generator.choice(n, size=size, replace=False)
     for a in range(size):
         for b in range(a + 1, size):
-            if rng.random() < q:
+            if generator.random() < q:
                 G.add_edge(int(members[a]), int(members[b]))
     G.graph["planted"] = sorted(int(v) for v in members)
-    return _weigh(G, rng, weighted)
+    return _weigh(G, generator, weighted)
 
 
-def barabasi_albert(rng, n: int = 200, m: int = 3, weighted: bool = False) -> nx.Graph:
+def barabasi_albert(seed, n: int = 200, m: int = 3, weighted: bool = False) -> nx.Graph:
     """Preferential attachment (Barabasi-Albert) with ``m`` edges per new vertex.
 
     Examples
@@ -85,11 +85,11 @@ def barabasi_albert(rng, n: int = 200, m: int = 3, weighted: bool = False) -> nx
     96
     """
     check_int("m", m, low=1, high=n - 1)
-    rng = as_generator(rng)
-    return _weigh(nx.barabasi_albert_graph(n, m, seed=_seed(rng)), rng, weighted)
+    generator = as_generator(seed)
+    return _weigh(nx.barabasi_albert_graph(n, m, seed=_networkx_seed(generator)), generator, weighted)
 
 
-def block_model(rng, n: int = 200, blocks: int = 4, p_in: float = 0.3, p_out: float = 0.02,
+def block_model(seed, n: int = 200, blocks: int = 4, p_in: float = 0.3, p_out: float = 0.02,
                 weighted: bool = False) -> nx.Graph:
     """Stochastic block model: ``blocks`` blocks of (nearly) equal size, ``p_in`` inside, ``p_out`` across.
 
@@ -100,13 +100,13 @@ def block_model(rng, n: int = 200, blocks: int = 4, p_in: float = 0.3, p_out: fl
     180
     """
     check_int("blocks", blocks, low=1, high=n)
-    rng = as_generator(rng)
+    generator = as_generator(seed)
     sizes = [n // blocks + (1 if b < n % blocks else 0) for b in range(blocks)]
     probs = [[p_in if a == b else p_out for b in range(blocks)] for a in range(blocks)]
-    return _weigh(nx.stochastic_block_model(sizes, probs, seed=_seed(rng)), rng, weighted)
+    return _weigh(nx.stochastic_block_model(sizes, probs, seed=_networkx_seed(generator)), generator, weighted)
 
 
-def bandit_design_matrix(rng, n: int = 36, k: int = 10, support_factor: int = 4) -> np.ndarray:
+def bandit_design_matrix(seed, n: int = 36, k: int = 10, support_factor: int = 4) -> np.ndarray:
     """``Q = A^-1`` for ``A = sum_j x_j x_j^T`` over ``support_factor * n`` random ``k``-subsets spanning R^n.
 
     The matrix whose QP a full-bandit stopping rule solves (one pull per support member).
@@ -117,15 +117,15 @@ def bandit_design_matrix(rng, n: int = 36, k: int = 10, support_factor: int = 4)
     >>> Q.shape, bool(np.linalg.eigvalsh(Q).min() > 0)
     ((8, 8), True)
     """
-    rng = as_generator(rng)
-    support = random_support(n, k, rng, size=min(support_factor * n, math.comb(n, k)))
+    generator = as_generator(seed)
+    support = random_support(n, k, generator, size=min(support_factor * n, math.comb(n, k)))
     X = np.zeros((len(support), n))
     for row, arm in enumerate(support):
         X[row, list(arm)] = 1.0
     return np.linalg.inv(X.T @ X)
 
 
-def bandit_design(rng, n: int = 36, k: int = 10, support_factor: int = 4) -> nx.Graph:
+def bandit_design(seed, n: int = 36, k: int = 10, support_factor: int = 4) -> nx.Graph:
     """The complete graph Algorithm 1 builds from :func:`bandit_design_matrix`.
 
     Weights ``w(i, j) = Q_ij + (Q_ii + Q_jj) / 2`` (:func:`fullbandit.qp.dks_weights`;
@@ -137,11 +137,11 @@ def bandit_design(rng, n: int = 36, k: int = 10, support_factor: int = 4) -> nx.
     >>> G.number_of_edges(), all(w > 0 for _, _, w in G.edges(data="weight"))
     (28, True)
     """
-    return nx.from_numpy_array(dks_weights(bandit_design_matrix(rng, n, k, support_factor)))
+    return nx.from_numpy_array(dks_weights(bandit_design_matrix(seed, n, k, support_factor)))
 
 
 def _classic(builder):
-    def make(rng=None):
+    def make(seed=None):
         G = nx.Graph(builder())
         for *_, data in G.edges(data=True):
             data["weight"] = float(data.get("weight", 1.0))
@@ -163,8 +163,8 @@ GENERATORS = {
 }
 
 
-def make_graph(name: str, rng=None, **params) -> nx.Graph:
-    """The graph of generator ``name`` (a key of :data:`GENERATORS`), seeded by ``rng``.
+def make_graph(name: str, seed=None, **params) -> nx.Graph:
+    """The graph of generator ``name`` (a key of :data:`GENERATORS`), seeded by ``seed``.
 
     Examples
     --------
@@ -174,7 +174,7 @@ def make_graph(name: str, rng=None, **params) -> nx.Graph:
     True
     """
     check_choice("graph", name, tuple(GENERATORS))
-    return GENERATORS[name](as_generator(rng), **params)
+    return GENERATORS[name](as_generator(seed), **params)
 
 
 def read_graph(path) -> nx.Graph:
