@@ -170,6 +170,7 @@ class Algorithm(ABC):
     _next_id: int
     _pending: dict[int, tuple[Pull, Any]]
     _by_arms: dict[SuperArm, list[int]]
+    _outstanding: int  # pulls handed out and not yet told or abandoned
     _checks: int
     _last: StoppingCheck | None
     _stop_reason: StopReason
@@ -238,6 +239,7 @@ class Algorithm(ABC):
         self._next_id = 0
         self._pending = {}
         self._by_arms = {}
+        self._outstanding = 0
         self._checks = 0
         self._last: StoppingCheck | None = None
         self._stop_reason = RUNNING
@@ -326,13 +328,14 @@ class Algorithm(ABC):
             The largest block the caller accepts: the algorithm may ask for up to this
             many identical pulls at once, to be told with the sum of their rewards.
         """
-        self.setup()
-        if isinstance(max_count, bool) or not isinstance(max_count, numbers.Integral) or max_count < 1:
+        if not self.is_set_up:
+            self.setup()
+        if type(max_count) is not int and (isinstance(max_count, bool) or not isinstance(max_count, numbers.Integral)) \
+                or max_count < 1:
             raise InvalidParameterError(f"max_count={max_count!r} must be an integer >= 1")
-        if self.done:
+        if self._stop_reason is not RUNNING:
             raise ProtocolError(f"{self.label()} has stopped ({self.stop_reason}): call result()")
-        outstanding = sum(pull.count for pull in self.pending)
-        remaining = self.budget - self._told - outstanding
+        remaining = self.budget - self._told - self._outstanding
         if remaining <= 0:
             raise ProtocolError(
                 f"all budget={self.budget} pulls are handed out: tell (or abandon) the {len(self._pending)} "
@@ -342,6 +345,7 @@ class Algorithm(ABC):
         self._next_id += 1
         self._pending[pull.id] = (pull, token)
         self._by_arms.setdefault(pull.arms, []).append(pull.id)
+        self._outstanding += pull.count
         return pull
 
     def tell(self, pull, reward) -> None:
@@ -352,13 +356,15 @@ class Algorithm(ABC):
         of ``pull.arms`` (semi feedback), summed over the pull's ``count``. A refused call
         changes nothing.
         """
-        self.setup()
-        if self.done:
+        if not self.is_set_up:
+            self.setup()
+        if self._stop_reason is not RUNNING:
             raise ProtocolError(f"{self.label()} has stopped ({self.stop_reason}); it takes no more rewards")
         pull_id = self._resolve(pull)
         handle, token = self._pending[pull_id]
         value = self._check_reward(reward, handle)
         del self._pending[pull_id]
+        self._outstanding -= handle.count
         ids = self._by_arms[handle.arms]
         ids.remove(pull_id)
         if not ids:
@@ -372,6 +378,7 @@ class Algorithm(ABC):
         self.setup()
         pull_id = self._resolve(pull)
         handle, token = self._pending.pop(pull_id)
+        self._outstanding -= handle.count
         ids = self._by_arms[handle.arms]
         ids.remove(pull_id)
         if not ids:
@@ -494,6 +501,7 @@ class Algorithm(ABC):
         self._stop_reason = StopReason(stop)
         self._pending = {}
         self._by_arms = {}
+        self._outstanding = 0
         self._last = None
         self._restore(reader.child("state"))
         for entry in reader.get("pending", list):
@@ -503,6 +511,7 @@ class Algorithm(ABC):
                         state_int(reader, "pending count", entry[2], 1, self.budget))
             self._pending[pull.id] = (pull, entry[3])
             self._by_arms.setdefault(pull.arms, []).append(pull.id)
+            self._outstanding += pull.count
         last = reader.get("last_check", dict, optional=True)
         if last is not None:
             try:
@@ -530,6 +539,10 @@ class Algorithm(ABC):
 
 
 def _finite_real(name: str, value) -> float:
+    if type(value) is float:  # the common case, checked first: a pull's cost is mostly such checks
+        if math.isfinite(value):
+            return value
+        raise InvalidParameterError(f"{name}={value} must be finite")
     if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
     number = float(value)

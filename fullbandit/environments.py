@@ -100,6 +100,7 @@ class Environment(ABC):
                 raise InvalidParameterError(f"labels must have length n={self.n}, got {len(labels)}")
         self.labels = labels
         self._validated: dict[tuple, np.ndarray] = {}
+        self._mean_sums: dict[bytes, float] = {}
 
     @property
     def n(self) -> int:
@@ -152,6 +153,16 @@ class Environment(ABC):
             self._validated[key] = arms
         return arms
 
+    def _mean_sum(self, arms: np.ndarray) -> float:
+        """``theta(arms)``, cached with the validated super-arm (the means never change)."""
+        key = arms.tobytes()
+        total = self._mean_sums.get(key)
+        if total is None:
+            if len(self._mean_sums) >= _CACHE_LIMIT:
+                self._mean_sums.clear()
+            total = self._mean_sums[key] = float(self._means[arms].sum())
+        return total
+
     def pull(self, super_arm, count: int = 1):
         """Pull ``super_arm`` (a sequence of distinct arm indices) ``count`` times.
 
@@ -162,7 +173,8 @@ class Environment(ABC):
             given (``feedback="semi"``), summed over the ``count`` pulls.
         """
         arms = self._validated_arms(super_arm)
-        if isinstance(count, bool) or not isinstance(count, numbers.Integral) or count < 1:
+        if type(count) is not int and (isinstance(count, bool) or not isinstance(count, numbers.Integral)) \
+                or count < 1:
             raise InvalidParameterError(f"count={count!r} must be an integer >= 1")
         if self.feedback == "full":
             return self.sum_reward(arms, int(count))
@@ -198,7 +210,7 @@ class GaussianSum(Environment):
     def sum_reward(self, arms, count):
         # The sum of count draws is one normal draw with count times the variance.
         noise = self.sigma * math.sqrt(count) * self._normals.take(1)[0]
-        return float(count * self._means[arms].sum() + noise)
+        return float(count * self._mean_sum(arms) + noise)
 
     def member_rewards(self, arms, count):
         scale = self.sigma * math.sqrt(count / arms.size)

@@ -175,7 +175,9 @@ class StaticFullBandit(Algorithm):
         self._design = StaticDesign(self.problem.n, arms)
         self._proportions = np.asarray(proportions, dtype=float)
         self._tracker = Tracker(self._proportions, counts=counts)
-        self._plan = np.zeros(len(arms), dtype=np.int64)  # allocated, not yet handed out
+        self._plan = [0] * len(arms)  # pulls allocated to each member and not yet handed out
+        self._planned = 0  # their sum
+        self._cursor = 0  # members are handed out cyclically from here
         self._next_check = len(arms)  # every member pulled once: A_t is invertible
         self._first_stop: int | None = None
 
@@ -193,16 +195,21 @@ class StaticFullBandit(Algorithm):
 
     # --- pulls ---------------------------------------------------------------------------
     def _next_pull(self, max_count: int):
-        if not self._plan.any():
+        if not self._planned:
             # Plan the pulls up to the next check (ask() leaves room in the budget for one).
             allocated = int(self._tracker.counts.sum())
             target = self._next_check if allocated < self._next_check else allocated + 1
-            self._plan = self._tracker.allocate(min(target, self.budget))
-        # The member with the most pulls still planned (lowest index on ties): single pulls
-        # then interleave the members, and blocks take a member's whole share at once.
-        member = int(np.argmax(self._plan))
-        count = int(min(self._plan[member], max_count))
-        self._plan[member] -= count
+            self._plan = self._tracker.allocate(min(target, self.budget)).tolist()
+            self._planned = sum(self._plan)
+        # Members in turn from the cursor: single pulls interleave the members, and a block
+        # takes a member's whole share at once. Which member comes next never reads a reward.
+        plan, member = self._plan, self._cursor
+        while not plan[member]:
+            member = (member + 1) % len(plan)
+        count = min(plan[member], max_count)
+        plan[member] -= count
+        self._planned -= count
+        self._cursor = (member + 1) % len(plan)
         return self._design.support[member], count, member
 
     def _record(self, token, arms, count, reward) -> None:
@@ -210,6 +217,7 @@ class StaticFullBandit(Algorithm):
 
     def _release(self, token, count) -> None:
         self._plan[int(token)] += count
+        self._planned += count
 
     def _due_for_check(self) -> bool:
         return self._design.pulls >= self._next_check
@@ -252,7 +260,7 @@ class StaticFullBandit(Algorithm):
     def _state(self) -> dict:
         return {"noise_scale": self._noise_scale, "support": [list(arm) for arm in self._design.support],
                 "proportions": self._proportions.tolist(), "allocated": self._tracker.counts.tolist(),
-                "plan": self._plan.tolist(), "counts": self._design.counts.tolist(),
+                "plan": list(self._plan), "cursor": self._cursor, "counts": self._design.counts.tolist(),
                 "reward_sums": self._design.reward_sums.tolist(), "next_check": self._next_check,
                 "first_stop": self._first_stop}
 
@@ -275,7 +283,9 @@ class StaticFullBandit(Algorithm):
             raise StateError(f"{state.source}: field 'state.proportions' must be positive")
         allocated = state.array("allocated", length=m, dtype=int, low=0)
         self._start(arms, proportions, counts=allocated)
-        self._plan = state.array("plan", length=m, dtype=int, low=0)
+        self._plan = state.array("plan", length=m, dtype=int, low=0).tolist()
+        self._planned = sum(self._plan)
+        self._cursor = state.integer("cursor", low=0, high=m - 1)
         self._design.counts[:] = state.array("counts", length=m, dtype=int, low=0)
         self._design.reward_sums[:] = state.array("reward_sums", length=m)
         self._design.pulls = int(self._design.counts.sum())
@@ -286,7 +296,7 @@ class StaticFullBandit(Algorithm):
     def _check_consistency(self, source: str) -> None:
         if self._design.pulls != self._told:
             raise StateError(f"{source}: the counts add up to {self._design.pulls} pulls but 'told' is {self._told}")
-        outstanding = np.zeros_like(self._plan)
+        outstanding = np.zeros(len(self._plan), dtype=np.int64)
         for pull, token in self._pending.values():
             if not (isinstance(token, int) and 0 <= token < len(self._design.support)) \
                     or self._design.support[token] != pull.arms:
