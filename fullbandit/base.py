@@ -42,7 +42,7 @@ import numpy as np
 from fullbandit._validation import InvalidParameterError, as_generator
 from fullbandit.params import validate_parameters
 from fullbandit.problem import DecisionClass, SuperArm, decision_class_from_dict
-from fullbandit.result import BUDGET_EXHAUSTED, GUARANTEES, RUNNING, STOPPING_RULE, Result, StopReason
+from fullbandit.result import BUDGET_EXHAUSTED, RUNNING, STOPPING_RULE, Result, StopReason
 from fullbandit.state import StateError, StateReader, read_json_object, state_int, write_json_atomically
 
 STATE_FORMAT = "fullbandit-state"
@@ -52,7 +52,17 @@ SETTINGS = ("fixed-confidence", "fixed-budget")
 
 
 class ProtocolError(InvalidParameterError):
-    """An ask/tell call out of order: a double tell, a pull never asked, a tell after the stop."""
+    """An ask/tell call out of order: a double tell, a pull never asked, a tell after the stop.
+
+    Examples
+    --------
+    >>> import fullbandit as fb
+    >>> algorithm = fb.ICB(fb.TopK(4, 2), noise_scale=1.0, seed=0)
+    >>> algorithm.tell((0, 1), 1.0)
+    Traceback (most recent call last):
+    ...
+    fullbandit.base.ProtocolError: super_arm=(0, 1) has no outstanding pull: tell only what ask() handed out
+    """
 
 
 @dataclass(frozen=True)
@@ -606,13 +616,6 @@ def _subclass_named(cls: type, name: str) -> type | None:
             return candidate
         pending.extend(candidate.__subclasses__())
     return None
-
-
-def check_guarantee(value: str) -> str:
-    """Validate a guarantee label (:data:`fullbandit.result.GUARANTEES`)."""
-    if value not in GUARANTEES:
-        raise InvalidParameterError(f"guarantee={value!r} must be one of {GUARANTEES}")
-    return value
 
 
 Callback = Callable[[StoppingCheck], None]

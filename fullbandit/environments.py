@@ -75,6 +75,9 @@ class _BufferedDraws:
 class Environment(ABC):
     """Base class: a reward model with a feedback kind and its own seeded generator.
 
+    Subclasses implement ``noise_scales(k)`` and ``member_rewards(arms, count)`` (see the
+    module docstring for a complete example).
+
     Parameters
     ----------
     means : array_like of shape (n,)
@@ -85,6 +88,13 @@ class Environment(ABC):
         Source of every random draw of this environment.
     labels : sequence of str, optional
         Names of the arms (e.g. worker ids), for reports.
+
+    Examples
+    --------
+    >>> from fullbandit import GaussianSum
+    >>> environment = GaussianSum([0.2, 0.9, 0.5], labels=["ann", "bo", "cy"], seed=0)
+    >>> environment.n, environment.labels[1], environment.feedback
+    (3, 'bo', 'full')
     """
 
     def __init__(self, means, *, feedback: str = "full", seed=None, labels=None):

@@ -47,6 +47,13 @@ class Interval:
     ``closed`` says which ends belong to the interval. ``kind=float`` accepts integers
     too (as scikit-learn's ``Real`` does); ``kind=int`` accepts only integers. Booleans,
     NaN and infinities are never accepted.
+
+    Examples
+    --------
+    >>> from fullbandit.params import Interval
+    >>> delta = Interval(float, 0, 1, closed="neither")
+    >>> delta.accepts(0.05), delta.accepts(1), delta.accepts(True), delta.describe()
+    (True, False, False, 'a float in (0, 1)')
     """
 
     kind: type
@@ -91,7 +98,14 @@ class Interval:
 
 @dataclass(frozen=True)
 class Options:
-    """One of a fixed set of strings."""
+    """One of a fixed set of strings.
+
+    Examples
+    --------
+    >>> from fullbandit.params import Options
+    >>> Options({"tight", "paper"}).describe()
+    "one of 'paper', 'tight'"
+    """
 
     values: frozenset
 
@@ -110,7 +124,14 @@ class Options:
 
 @dataclass(frozen=True)
 class Instance:
-    """An instance of one of ``types``."""
+    """An instance of one of ``types``.
+
+    Examples
+    --------
+    >>> from fullbandit.params import Instance
+    >>> Instance(bool).accepts(False), Instance(bool).accepts(0)
+    (True, False)
+    """
 
     types: tuple
 

@@ -15,6 +15,12 @@ class StopReason(StrEnum):
     ``1 - delta``). ``BUDGET_EXHAUSTED``: the pull budget ran out first; the answer is only
     the algorithm's current best guess, with no guarantee (for a fixed-budget algorithm
     this is how every run ends).
+
+    Examples
+    --------
+    >>> from fullbandit import StopReason
+    >>> StopReason("budget exhausted") is StopReason.BUDGET_EXHAUSTED, StopReason.RUNNING == "running"
+    (True, True)
     """
 
     RUNNING = "running"

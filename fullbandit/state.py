@@ -19,7 +19,16 @@ from fullbandit._validation import InvalidParameterError
 
 
 class StateError(InvalidParameterError):
-    """A saved state file that is truncated, edited, inconsistent or not a fullbandit state."""
+    """A saved state file that is truncated, edited, inconsistent or not a fullbandit state.
+
+    Examples
+    --------
+    >>> import fullbandit as fb
+    >>> fb.load("no-such-campaign.json")
+    Traceback (most recent call last):
+    ...
+    fullbandit.state.StateError: cannot read state file no-such-campaign.json: No such file or directory
+    """
 
 
 def write_json_atomically(path, data) -> None:
@@ -66,7 +75,19 @@ def read_json_object(path) -> dict:
 
 
 class StateReader:
-    """Typed access to the fields of a saved state, raising :class:`StateError` with the field's name."""
+    """Typed access to the fields of a saved state, raising :class:`StateError` with the field's name.
+
+    Examples
+    --------
+    >>> from fullbandit.state import StateReader
+    >>> reader = StateReader({"told": 12, "sums": [1.5, "x"]}, "campaign.json")
+    >>> reader.integer("told", low=0)
+    12
+    >>> reader.array("sums", length=2)
+    Traceback (most recent call last):
+    ...
+    fullbandit.state.StateError: campaign.json: field 'sums' must hold only numbers
+    """
 
     def __init__(self, data: Mapping, source: str, prefix: str = ""):
         if not isinstance(data, Mapping):
