@@ -146,12 +146,13 @@ def _execute_processes(tasks, jobs: int) -> Generator[dict, None, None]:
             yield future.result()
         finished = True
     finally:
-        executor.shutdown(wait=finished, cancel_futures=not finished)
         if not finished:
+            # Workers first: the pool then sees them gone and its shutdown cannot wait on them.
             for worker in workers:
                 worker.terminate()
             for worker in workers:
                 worker.join(timeout=10)
+        executor.shutdown(wait=True, cancel_futures=not finished)
 
 
 def _execute(grid: Grid, cells: list[Cell], backend: str, jobs: int, scheduler) -> Generator[dict, None, None]:
