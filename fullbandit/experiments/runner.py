@@ -116,43 +116,40 @@ def run_cell(algorithm_factory: Factory, instance_factory: Factory, grid_metrics
             **values, **dict(cell.instance_params), **dict(cell.algorithm_params), METRICS_COLUMN: metrics}
 
 
+def _run_task(task) -> dict:
+    return run_cell(*task)
+
+
 def _execute_processes(tasks, jobs: int) -> Generator[dict, None, None]:
     """Rows of ``tasks`` from ``jobs`` local worker processes, in completion order.
 
     The workers are started with SIGINT ignored (an ignored signal stays ignored across
     exec, and Python then leaves it so): a terminal's Ctrl-C reaches the whole process
-    group, and only the main process acts on it, by ending the workers here, instead of
+    group, and only the main process acts on it, by terminating the pool here, instead of
     every worker printing a traceback of its own. Interrupted, failed or closed early, the
-    pool's workers are terminated rather than left to finish abandoned runs.
+    pool is terminated rather than left to finish abandoned runs.
     """
     import multiprocessing
     import threading
-    from concurrent.futures import ProcessPoolExecutor, as_completed
 
     context = multiprocessing.get_context("spawn")
-    before = set(multiprocessing.active_children())
     in_main_thread = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if in_main_thread else None
     try:
-        executor = ProcessPoolExecutor(max_workers=jobs, mp_context=context)
-        futures = [executor.submit(run_cell, *task) for task in tasks]  # starts the workers
+        pool = context.Pool(processes=jobs)  # starts the workers now, with SIGINT ignored
     finally:
         if in_main_thread:
             signal.signal(signal.SIGINT, previous)
-    workers = set(multiprocessing.active_children()) - before
     finished = False
     try:
-        for future in as_completed(futures):
-            yield future.result()
+        yield from pool.imap_unordered(_run_task, tasks)
         finished = True
     finally:
-        if not finished:
-            # Workers first: the pool then sees them gone and its shutdown cannot wait on them.
-            for worker in workers:
-                worker.terminate()
-            for worker in workers:
-                worker.join(timeout=10)
-        executor.shutdown(wait=True, cancel_futures=not finished)
+        if finished:
+            pool.close()
+        else:
+            pool.terminate()
+        pool.join()
 
 
 def _execute(grid: Grid, cells: list[Cell], backend: str, jobs: int, scheduler) -> Generator[dict, None, None]:
