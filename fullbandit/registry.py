@@ -28,7 +28,7 @@ from typing import Any
 
 from fullbandit._validation import InvalidParameterError
 from fullbandit.base import Algorithm
-from fullbandit.full import ICB, SAFOA, SAQM, Exhaustive
+from fullbandit.full import ICB, SAFOA, SAQM, Exhaustive, SwapBound
 from fullbandit.problem import DecisionClass
 
 
@@ -176,3 +176,4 @@ register(AlgorithmSpec("icb", ICB, summary="Kuroki et al. 2020, Appendix A: inde
                                            "class with a linear oracle"))
 register(AlgorithmSpec("exhaustive", Exhaustive, summary="Kuroki et al. 2020, Appendix E: exact gap objective (5) "
                                                          "by enumeration"))
+register(AlgorithmSpec("swap", SwapBound, summary="Issue 9: min of certified gap bounds over swap directions, top-k"))

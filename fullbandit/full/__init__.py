@@ -8,5 +8,6 @@ from fullbandit.full.icb import ICB
 from fullbandit.full.safoa import SAFOA
 from fullbandit.full.saqm import SAQM
 from fullbandit.full.static import StaticFullBandit
+from fullbandit.full.swap import SwapBound
 
-__all__ = ["Exhaustive", "ICB", "SAFOA", "SAQM", "StaticFullBandit"]
+__all__ = ["Exhaustive", "ICB", "SAFOA", "SAQM", "StaticFullBandit", "SwapBound"]

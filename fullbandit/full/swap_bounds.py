@@ -1,0 +1,410 @@
+"""Certified bounds on the gap of the empirical best team over *gap directions* (top-k).
+
+For the top-k class every gap direction is a sum of swaps: if ``M`` differs from
+``M_hat`` by removing ``I = M_hat \\ M`` and adding ``J = M \\ M_hat`` (``|I| = |J| = m``,
+the *swap size*), then ``x_M - x_M_hat = e_J - e_I = sum_l (e_{j_l} - e_{i_l})`` for any
+pairing of ``J`` with ``I``. The stopping rules of this module bound
+``max_M theta(M) - theta(M_hat)``, the gap of ``M_hat``, with union bounds over such
+directions rather than over super-arms (SAQM, ``C(n, k)``), pairs of super-arms (SA-FOA,
+Exhaustive, ``C(n, k)^2 / 2``) or single arms (ICB, ``n``).
+
+The confidence event
+--------------------
+With a static design (the pulls never depend on a reward) the least-squares error along a
+*fixed* direction ``y`` is sub-Gaussian with variance proxy ``R^2 ||y||^2_{A_t^-1}``, so for a
+fixed finite set ``Y`` of directions and a level ``delta``,
+
+    ``E(Y, delta): |y . (theta - theta_hat_t)| <= C_t(Y, delta) ||y||_{A_t^-1}``
+    for all ``y`` in ``Y`` and all ``t >= 1``
+
+holds with probability at least ``1 - delta``, where ``C_t(Y, delta)`` is
+:func:`fullbandit.estimation.confidence_radius` with ``n_directions = |Y|`` (Soare, Lazaric,
+Munos 2014, Proposition 1; Kuroki et al. 2020, Proposition 1). ``Y`` must not depend on the
+data. ``M_hat`` does, so a union "over the directions from ``M_hat``" must in fact be over
+the directions from *every* super-arm that could be ``M_hat``. The bound is two-sided, so
+``y`` and ``-y`` count once.
+
+Direction families and their sizes (independent of ``k``):
+
+* ``Y_arm = {e_i}``: ``n`` directions (ICB).
+* ``Y_pair = {e_j - e_i : i < j}``: ``n (n - 1) / 2`` directions (:func:`n_pair_directions`).
+* ``Y_m = {e_J - e_I : I, J disjoint m-subsets}`` for ``1 <= m <= min(k, n - k)``: choose the
+  ``m`` added arms (``C(n, m)``), then the ``m`` removed ones among the rest
+  (``C(n - m, m)``); the ordered pair ``(J, I)`` and ``(I, J)`` give ``y`` and ``-y``, one
+  direction, and ``J != I`` always, so ``|Y_m| = C(n, m) C(n - m, m) / 2``
+  (:func:`n_swap_directions`). Every such ``y`` *is* a gap direction of some pair of
+  k-subsets when ``m <= min(k, n - k)`` (add ``k - m`` common members from the
+  ``n - 2m >= k - m`` arms left), so no smaller ``k``-free family covers all ``M_hat``.
+  For a fixed ``M_hat`` only ``C(k, m) C(n - k, m)`` of them are its own swaps, but
+  ``M_hat`` is random, and ``Y_1 = Y_pair``.
+
+The rules
+---------
+Pair rule (:func:`pair_bound`), on ``E(Y_pair, delta')`` with ``C = C_t(Y_pair, delta')``:
+for ``i`` in ``M_hat`` and ``j`` outside let
+``g(i, j) = theta_hat_j - theta_hat_i + C ||e_j - e_i||_{A^-1}`` and ``g+ = max(g, 0)``.
+
+*Claim.* On the event, ``max_M theta(M) - theta(M_hat) <= W``, the maximum weight of a
+matching (of any size) between ``M_hat`` and its complement with weights ``g+``.
+
+*Proof.* Take ``M`` with ``I = M_hat \\ M``, ``J = M \\ M_hat``, ``|I| = |J| = m``, and any
+bijection ``pi: J -> I``. Then
+``theta(M) - theta(M_hat) = sum_{j in J} (theta_j - theta_pi(j))
+= sum_j [(theta_hat_j - theta_hat_pi(j)) + (e_j - e_pi(j)) . (theta - theta_hat)]
+<= sum_j g(pi(j), j) <= sum_j g+(pi(j), j) <= W``: the second step is the event for each
+direction ``e_j - e_pi(j)`` of ``Y_pair``, the last because ``{(pi(j), j)}`` is a matching.
+``M = M_hat`` gives 0 and ``W >= 0``. QED. Because ``g+ >= 0`` and the bipartite graph is
+complete, a maximum-weight matching can be taken of full size ``min(k, n - k)`` (pad with
+zero-or-more-weight edges), which is what ``scipy.optimize.linear_sum_assignment`` on the
+``k x (n - k)`` matrix computes; time ``O(n^3)``, no densest-subgraph step.
+
+Graded rule (:func:`graded_bound`), on ``E(Y_m, delta_m)`` for every ``m`` with
+``C_m = C_t(Y_m, delta_m)``: let ``P = I - 1 1^T / n`` and ``lambda = lambda_max(P A^-1 P)``.
+For ``y`` in ``Y_m``, ``1^T y = 0`` so ``y = P y`` and ``||y||^2_{A^-1} = y^T P A^-1 P y
+<= lambda ||y||^2 = 2 m lambda``. Let ``G_m = max_{|M \\ M_hat| = m} theta_hat(M) - theta_hat(M_hat)``,
+the sum of the ``m`` largest ``theta_hat_j`` outside ``M_hat`` minus the ``m`` smallest
+inside (a sort).
+
+*Claim.* On the events, ``max_M theta(M) - theta(M_hat) <= max(0, max_m G_m + C_m sqrt(2 m lambda))``.
+
+*Proof.* For ``M`` with ``m`` swaps, ``y = x_M - x_M_hat`` is in ``Y_m``, so
+``theta(M) - theta(M_hat) = theta_hat . y + (theta - theta_hat) . y <= G_m + C_m ||y||_{A^-1}
+<= G_m + C_m sqrt(2 m lambda)``; ``m = 0`` is ``M_hat`` itself (0). QED.
+
+The levels: ``delta_m = delta' 6 / (pi^2 m^2)`` (:func:`graded_deltas`; they sum to less
+than ``delta'``). ``log |Y_m|`` grows like ``2 m log n`` anyway, so the ``log(pi^2 m^2 / 6)``
+this costs at large ``m`` is negligible, while the single swaps (``m = 1``, the ones that
+decide most runs) keep ``delta_1 = 0.61 delta'`` instead of ``delta' / min(k, n - k)``.
+
+The ICB bound (:func:`icb_bound`) is Kuroki et al. (2020), Appendix A, Lemma 1, on
+``E(Y_arm, delta')``, for top-k. Where the pair rule's matching uses
+``||e_j - e_i||_{A^-1}``, ICB uses ``||e_i||_{A^-1} + ||e_j||_{A^-1}`` (larger, by the triangle
+inequality; about ``sqrt(2)`` times larger for a balanced design) with a smaller union.
+
+References
+----------
+M. Soare, A. Lazaric, R. Munos. Best-arm identification in linear bandits. NeurIPS 2014,
+Proposition 1 (the fixed-design confidence bound).
+Y. Kuroki, L. Xu, A. Miyauchi, J. Honda, M. Sugiyama. Polynomial-time algorithms for
+multiple-arm identification with full-bandit feedback. Neural Computation 32(9), 2020,
+Proposition 1, objective (5), Appendix A (ICB).
+
+Examples
+--------
+Two arms clearly in, one clearly out and one close to the boundary: only the swap with
+the close arm can still pay, and the pair bound is that single swap's optimistic gain.
+
+>>> import numpy as np
+>>> from fullbandit.full.swap_bounds import graded_bound, icb_bound, pair_bound
+>>> theta = np.array([1.0, 0.9, 0.85, 0.0])
+>>> Q = np.eye(4) * 0.01                    # A^-1: standard errors 0.1 per arm
+>>> best = (0, 1)
+>>> round(pair_bound(theta, Q, best, radius=1.0).value, 4)      # -0.05 + sqrt(0.02)
+0.0914
+>>> round(icb_bound(theta, Q, best, radius=1.0), 4)             # -0.05 + 0.1 + 0.1
+0.15
+>>> round(graded_bound(theta, Q, best, radii=[1.0, 1.0]).value, 4)
+0.0914
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+
+class PairBound(NamedTuple):
+    """The pair rule's bound and the matching that attains it.
+
+    Attributes
+    ----------
+    value : float
+        The maximum weight ``W >= 0`` of a matching with weights ``g+``.
+    pairs : tuple of (int, int)
+        The matched ``(i, j)`` (``i`` in ``M_hat``, ``j`` outside) with positive weight.
+    """
+
+    value: float
+    pairs: tuple[tuple[int, int], ...]
+
+
+class GradedBound(NamedTuple):
+    """The graded rule's bound and where it is attained.
+
+    Attributes
+    ----------
+    value : float
+        ``max(0, max_m G_m + C_m sqrt(2 m lambda))``.
+    swaps : int
+        The maximising swap size ``m`` (0 when no swap can pay: the bound is 0).
+    lambda_max : float
+        ``lambda_max(P A^-1 P)``.
+    terms : tuple of float
+        ``G_m + C_m sqrt(2 m lambda)`` for ``m = 1, ..., min(k, n - k)``.
+    """
+
+    value: float
+    swaps: int
+    lambda_max: float
+    terms: tuple[float, ...]
+
+
+def n_pair_directions(n: int) -> int:
+    """``|Y_pair| = n (n - 1) / 2``: the directions ``e_j - e_i`` up to sign.
+
+    Examples
+    --------
+    >>> from fullbandit.full.swap_bounds import n_pair_directions
+    >>> n_pair_directions(6)
+    15
+    """
+    return n * (n - 1) // 2
+
+
+def max_swaps(n: int, k: int) -> int:
+    """The largest swap size between two k-subsets of ``n`` arms, ``min(k, n - k)``.
+
+    Examples
+    --------
+    >>> from fullbandit.full.swap_bounds import max_swaps
+    >>> max_swaps(6, 2), max_swaps(6, 4)
+    (2, 2)
+    """
+    return min(k, n - k)
+
+
+def n_swap_directions(n: int, m: int) -> int:
+    """``|Y_m| = C(n, m) C(n - m, m) / 2``: the directions ``e_J - e_I`` with ``|I| = |J| = m``, up to sign.
+
+    See the module docstring for the count (and why it does not depend on ``k``).
+
+    Examples
+    --------
+    >>> from fullbandit.full.swap_bounds import n_pair_directions, n_swap_directions
+    >>> n_swap_directions(6, 1) == n_pair_directions(6), n_swap_directions(6, 2), n_swap_directions(6, 3)
+    (True, 45, 10)
+    """
+    if not 1 <= m <= n // 2:
+        raise ValueError(f"a swap of m={m} arms needs 1 <= m <= n // 2 = {n // 2}")
+    return math.comb(n, m) * math.comb(n - m, m) // 2
+
+
+def graded_deltas(delta: float, m_max: int) -> np.ndarray:
+    """The levels ``delta_m = delta 6 / (pi^2 m^2)``, ``m = 1..m_max`` (they sum to less than ``delta``).
+
+    Examples
+    --------
+    >>> from fullbandit.full.swap_bounds import graded_deltas
+    >>> levels = graded_deltas(0.1, 3)
+    >>> levels.round(5).tolist(), bool(levels.sum() < 0.1)
+    ([0.06079, 0.0152, 0.00675], True)
+    """
+    m = np.arange(1, m_max + 1, dtype=float)
+    return delta * 6.0 / (math.pi ** 2 * m * m)
+
+
+def _split(theta, best) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    theta = np.asarray(theta, dtype=float)
+    inside = np.zeros(theta.size, dtype=bool)
+    inside[list(best)] = True
+    return theta, np.flatnonzero(inside), np.flatnonzero(~inside)
+
+
+def pair_widths(gram_inverse) -> np.ndarray:
+    """``||e_i - e_j||_{A^-1} = sqrt(Q_ii + Q_jj - 2 Q_ij)`` for every pair (rounding below 0 clipped).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fullbandit.full.swap_bounds import pair_widths
+    >>> pair_widths(np.array([[2.0, 1.0], [1.0, 2.0]])).tolist()
+    [[0.0, 1.4142135623730951], [1.4142135623730951, 0.0]]
+    """
+    Q = np.asarray(gram_inverse, dtype=float)
+    d = np.diag(Q)
+    return np.sqrt(np.clip(d[:, None] + d[None, :] - 2.0 * Q, 0.0, None))
+
+
+def pair_gains(theta, gram_inverse, best, radius: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``g(i, j) = theta_hat_j - theta_hat_i + C ||e_j - e_i||_{A^-1}`` for ``i`` in ``best``, ``j`` outside.
+
+    Returns
+    -------
+    gains : numpy.ndarray of shape (k, n - k)
+    inside, outside : numpy.ndarray of int
+        The arms of the rows and of the columns (increasing).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fullbandit.full.swap_bounds import pair_gains
+    >>> gains, inside, outside = pair_gains([0.5, 0.2, 0.4], np.eye(3) / 2, (0, 2), radius=1.0)
+    >>> gains.round(3).tolist(), inside.tolist(), outside.tolist()
+    ([[0.7], [0.8]], [0, 2], [1])
+    """
+    theta, inside, outside = _split(theta, best)
+    widths = pair_widths(gram_inverse)[np.ix_(inside, outside)]
+    gains = theta[outside][None, :] - theta[inside][:, None] + radius * widths
+    return gains, inside, outside
+
+
+def max_weight_matching(weights) -> tuple[float, list[tuple[int, int]]]:
+    """Maximum weight of a matching of any size in a complete bipartite graph, weights clipped at 0.
+
+    Parameters
+    ----------
+    weights : array_like of shape (a, b)
+        Edge weights (negative ones count as 0: an edge may be left out).
+
+    Returns
+    -------
+    value : float
+        The maximum total weight (``>= 0``).
+    edges : list of (int, int)
+        Row and column of the matched edges of positive weight.
+
+    Examples
+    --------
+    >>> from fullbandit.full.swap_bounds import max_weight_matching
+    >>> max_weight_matching([[3.0, 2.0], [2.0, -1.0]])     # 2 + 2 beats 3 alone
+    (4.0, [(0, 1), (1, 0)])
+    """
+    positive = np.clip(np.asarray(weights, dtype=float), 0.0, None)
+    if positive.size == 0:
+        return 0.0, []
+    rows, cols = linear_sum_assignment(positive, maximize=True)
+    edges = [(int(r), int(c)) for r, c in zip(rows, cols, strict=True) if positive[r, c] > 0.0]
+    return float(sum(positive[r, c] for r, c in edges)), edges
+
+
+def pair_bound(theta, gram_inverse, best, radius: float) -> PairBound:
+    """The pair rule: ``max_M theta(M) - theta(M_hat) <= W`` on ``E(Y_pair)`` (proof in the module docstring).
+
+    Parameters
+    ----------
+    theta : array_like of shape (n,)
+        ``theta_hat``.
+    gram_inverse : array_like of shape (n, n)
+        ``A^-1``.
+    best : sequence of int
+        ``M_hat``: the k arms of the largest ``theta_hat`` (the bound needs only that
+        ``M_hat`` is a k-subset; it is tightest for the empirical best).
+    radius : float
+        ``C_t(Y_pair, delta')``.
+
+    Returns
+    -------
+    PairBound
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fullbandit.full.swap_bounds import pair_bound
+    >>> Q = np.diag([0.03, 0.01, 0.01, 0.03])
+    >>> bound = pair_bound([1.0, 0.9, 0.85, 0.8], Q, (0, 1), radius=1.5)
+    >>> round(bound.value, 4), bound.pairs      # two swaps pay: 0.15 + 0.2 beats 0.1621 + 0.1674
+    (0.35, ((0, 2), (1, 3)))
+    """
+    gains, inside, outside = pair_gains(theta, gram_inverse, best, radius)
+    value, edges = max_weight_matching(gains)
+    return PairBound(value, tuple((int(inside[r]), int(outside[c])) for r, c in edges))
+
+
+def swap_gains(theta, best) -> np.ndarray:
+    """``G_m = max_{|M \\ M_hat| = m} theta_hat(M) - theta_hat(M_hat)``, ``m = 1..min(k, n - k)``.
+
+    The ``m`` largest estimates outside ``M_hat`` replace the ``m`` smallest inside.
+
+    Examples
+    --------
+    >>> from fullbandit.full.swap_bounds import swap_gains
+    >>> swap_gains([1.0, 0.9, 0.85, 0.8], (0, 1)).round(3).tolist()   # -0.05, -0.05 - 0.2
+    [-0.05, -0.25]
+    """
+    theta, inside, outside = _split(theta, best)
+    m_max = min(inside.size, outside.size)
+    ins = np.sort(theta[inside])[:m_max]
+    outs = np.sort(theta[outside])[::-1][:m_max]
+    return np.cumsum(outs - ins)
+
+
+def projected_lambda_max(gram_inverse) -> float:
+    """``lambda_max(P A^-1 P)`` with ``P = I - 1 1^T / n``: ``||y||^2_{A^-1} <= lambda ||y||^2`` when ``1^T y = 0``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fullbandit.full.swap_bounds import projected_lambda_max
+    >>> Q = np.eye(3) + 5.0 * np.ones((3, 3))     # the large eigenvalue is along 1, projected out
+    >>> round(projected_lambda_max(Q), 12)
+    1.0
+    """
+    Q = np.asarray(gram_inverse, dtype=float)
+    centred = Q - Q.mean(axis=0)[None, :] - Q.mean(axis=1)[:, None] + Q.mean()
+    centred = (centred + centred.T) / 2.0
+    return max(float(np.linalg.eigvalsh(centred)[-1]), 0.0)
+
+
+def graded_bound(theta, gram_inverse, best, radii, *, lambda_max: float | None = None) -> GradedBound:
+    """The graded rule: ``max(0, max_m G_m + C_m sqrt(2 m lambda))`` (proof in the module docstring).
+
+    Parameters
+    ----------
+    theta : array_like of shape (n,)
+        ``theta_hat``.
+    gram_inverse : array_like of shape (n, n)
+        ``A^-1``.
+    best : sequence of int
+        ``M_hat`` (a k-subset).
+    radii : array_like of shape (min(k, n - k),)
+        ``C_m = C_t(Y_m, delta_m)`` for ``m = 1, 2, ...``.
+    lambda_max : float, optional
+        ``lambda_max(P A^-1 P)`` if already known.
+
+    Returns
+    -------
+    GradedBound
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fullbandit.full.swap_bounds import graded_bound
+    >>> bound = graded_bound([1.0, 0.9, 0.85, 0.8], np.eye(4) * 0.01, (0, 1), radii=[1.0, 1.2])
+    >>> round(bound.value, 4), bound.swaps, [round(v, 4) for v in bound.terms]
+    (0.0914, 1, [0.0914, -0.01])
+    """
+    gains = swap_gains(theta, best)
+    radii = np.asarray(radii, dtype=float)
+    if radii.shape != gains.shape:
+        raise ValueError(f"radii must hold one radius per swap size 1..{gains.size}, got shape {radii.shape}")
+    lam = projected_lambda_max(gram_inverse) if lambda_max is None else float(lambda_max)
+    m = np.arange(1, gains.size + 1, dtype=float)
+    terms = gains + radii * np.sqrt(2.0 * m * lam)
+    top = int(np.argmax(terms)) if terms.size else 0
+    if not terms.size or terms[top] <= 0.0:
+        return GradedBound(0.0, 0, lam, tuple(float(v) for v in terms))
+    return GradedBound(float(terms[top]), top + 1, lam, tuple(float(v) for v in terms))
+
+
+def icb_bound(theta, gram_inverse, best, radius: float) -> float:
+    """ICB for top-k: ``max_M sum_{M} w - sum_{M_hat} w``, ``w = theta_hat -/+ C sqrt((A^-1)_ii)`` in/out.
+
+    Kuroki et al. (2020), Appendix A, Lemma 1, on ``E(Y_arm, delta')``; the same value as
+    :class:`fullbandit.ICB`'s statistic at the same radius.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fullbandit.full.swap_bounds import icb_bound
+    >>> round(icb_bound([1.0, 0.9, 0.85, 0.8], np.eye(4) * 0.01, (0, 1), radius=1.0), 4)   # 0.8 -> 0.95 pays
+    0.15
+    """
+    theta, inside, _ = _split(theta, best)
+    beta = radius * np.sqrt(np.clip(np.diag(np.asarray(gram_inverse, dtype=float)), 0.0, None))
+    weights = theta + beta
+    weights[inside] = theta[inside] - beta[inside]
+    k = inside.size
+    return max(float(np.sort(weights)[::-1][:k].sum() - weights[inside].sum()), 0.0)
