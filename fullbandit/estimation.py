@@ -18,7 +18,7 @@ import numpy as np
 
 from fullbandit._validation import InvalidParameterError, check_choice, check_int, check_probability, check_real
 
-CONFIDENCE_CONSTANTS = ("tight", "paper")
+CONFIDENCE_CONSTANTS = ("tight", "paper", "stitched")
 SINGULAR_TOLERANCE = 1e-10  # relative pivot size below which a Gram matrix counts as singular
 
 
@@ -39,7 +39,7 @@ class SingularDesignError(InvalidParameterError):
 
 
 def confidence_radius(t: int, delta: float, noise_scale: float, n_directions: int,
-                      confidence: str = "tight") -> float:
+                      confidence: str = "tight", *, check: int | None = None) -> float:
     """The radius ``C_t`` of a confidence bound valid for all rounds and directions at once.
 
     With probability at least ``1 - delta``, for every round ``t >= 1`` and every ``x`` in a
@@ -57,7 +57,7 @@ def confidence_radius(t: int, delta: float, noise_scale: float, n_directions: in
         Sub-Gaussian scale ``R`` of one observation's noise, ``R > 0``.
     n_directions : int
         Size of the union bound ``|X|`` (may be a huge exact integer such as ``C(n, k)^2``).
-    confidence : {"tight", "paper"}
+    confidence : {"tight", "paper", "stitched"}
         Which constant (the algorithms' parameter of the same name).
         ``"paper"``: ``2 sqrt(2) R sqrt(log(6 t^2 |X| / (pi^2 delta)))`` (Soare, Lazaric,
         Munos 2014, Proposition 1, as used by Kuroki et al. 2020, Proposition 1).
@@ -66,6 +66,16 @@ def confidence_radius(t: int, delta: float, noise_scale: float, n_directions: in
         ``R^2 ||x||^2_{A^-1}``, so a two-sided bound at level ``delta_t`` has radius
         ``R sqrt(2 log(2 / delta_t))``; a union over ``|X|`` directions and over ``t`` with
         ``delta_t = 6 delta / (pi^2 t^2 |X|)`` (these sum to ``delta``) gives the formula.
+        ``"stitched"``: ``R sqrt(2 log(pi^2 j^2 |X| / (3 delta)))`` for the ``j``-th stopping
+        check (``check=j``), valid at the checks only. Derivation: as ``"tight"``, with the
+        union over the checks instead of over every round. It is rigorous when the rounds
+        at which the rule is checked are fixed in advance (a static design checked on the
+        geometric schedule ``t_{j+1} = ceil((1 + g) t_j)``: the schedule reads no reward),
+        and as ``j`` grows like ``log(t) / log(1 + g)`` it costs ``2 log log t`` where
+        ``"tight"`` costs ``2 log t`` (the stitching of time-uniform bounds, e.g. Howard,
+        Ramdas, McAuliffe, Sekhon 2021, Annals of Statistics 49(2), section 3).
+    check : int, optional
+        Index ``j >= 1`` of the stopping check, for ``confidence="stitched"`` (required there).
 
     Returns
     -------
@@ -92,6 +102,12 @@ def confidence_radius(t: int, delta: float, noise_scale: float, n_directions: in
     10.845867
     >>> round(confidence_radius(100, 0.05, 2.0, 20) / radius, 12)  # linear in R
     2.0
+    >>> confidence_radius(100, 0.05, 1.0, 20, "stitched", check=100) == radius  # j = t: the same
+    True
+    >>> round(confidence_radius(10**6, 0.05, 1.0, 20, "stitched", check=200), 3)  # 200th check
+    5.963
+    >>> round(confidence_radius(10**6, 0.05, 1.0, 20), 3)  # the same round, union over every round
+    8.344
     """
     check_int("t", t, low=1)
     check_probability("delta", delta)
@@ -99,6 +115,10 @@ def confidence_radius(t: int, delta: float, noise_scale: float, n_directions: in
     check_int("n_directions", n_directions, low=1)
     check_choice("confidence", confidence, CONFIDENCE_CONSTANTS)
     log_directions = math.log(n_directions)  # exact for huge Python integers
+    if confidence == "stitched":
+        if check is None:
+            raise InvalidParameterError("confidence='stitched' needs check= (the index j >= 1 of the stopping check)")
+        t = check_int("check", check, low=1, high=t)  # at most one check per round
     if confidence == "paper":
         log_term = math.log(6.0 * t * t / (math.pi ** 2 * delta)) + log_directions
         if log_term <= 0:

@@ -351,3 +351,46 @@ def test_module_examples_run():
     from fullbandit import estimation
     failures, attempted = doctest.testmod(estimation, verbose=False, report=False)
     assert attempted > 0 and failures == 0
+
+
+def _geometric_checks(first: int, last: int, growth: float) -> list[int]:
+    checks = [first]
+    while checks[-1] < last:
+        checks.append(max(checks[-1] + 1, math.ceil((1 + growth) * checks[-1])))
+    return checks
+
+
+def test_stitched_radius_covers_every_check_and_a_halved_one_does_not():
+    # Fixed design: 9 support members of n = 6, k = 3, pulled round robin; the rule is checked
+    # on the geometric schedule of the static algorithms (growth 0.05, from 9 to 3,000 pulls:
+    # 119 checks). The union is over the 20 super-arms and over the checks (confidence
+    # "stitched"). 300 runs, delta = 0.1: a correct radius makes at most
+    # binom.isf(1e-6, 300, 0.1) = 58 violating runs with probability 1 - 1e-6. Negative
+    # control: half that radius must violate in more runs than that (it does in nearly all).
+    n, k, R, delta, runs = 6, 3, 0.7, 0.1, 300
+    rng = np.random.default_rng(7)
+    support, matrix = spanning_support(n, k, rng, size=9)
+    checks = _geometric_checks(9, 3000, 0.05)
+    X = np.array([[1.0 if i in s else 0.0 for i in range(n)] for s in itertools.combinations(range(n), k)])
+    radii = np.array([confidence_radius(t, delta, R, len(X), "stitched", check=j)
+                      for j, t in enumerate(checks, start=1)])
+    assert np.all(radii < [confidence_radius(t, delta, R, len(X)) for t in checks])  # never larger than "tight"
+    tolerance = int(stats.binom.isf(1e-6, runs, delta))
+    noise_rng = np.random.default_rng(8)
+    violating = {"stitched": 0, "halved": 0}
+    for _ in range(runs):
+        noise = R * noise_rng.standard_normal((9, checks[-1] // 9 + 1))
+        cumulative = np.cumsum(noise, axis=1)
+        worst = 0.0
+        for j, t in enumerate(checks):
+            counts = np.full(9, t // 9) + (np.arange(9) < t % 9)  # round robin: lowest index first
+            gram = matrix.T @ (counts[:, None] * matrix)
+            noise_sums = cumulative[np.arange(9), counts - 1]
+            inverse = np.linalg.inv(gram)
+            error = inverse @ (matrix.T @ noise_sums)  # theta_hat - theta
+            widths = np.sqrt(np.einsum("ij,jk,ik->i", X, inverse, X))
+            worst = max(worst, float(np.max(np.abs(X @ error) / widths)) / radii[j])
+        violating["stitched"] += worst > 1.0
+        violating["halved"] += worst > 0.5
+    assert violating["stitched"] <= tolerance
+    assert violating["halved"] > tolerance

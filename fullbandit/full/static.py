@@ -69,8 +69,10 @@ class StaticFullBandit(Algorithm):
         Sub-Gaussian scale ``R`` of one observed sum. ``None``: :func:`fullbandit.run`
         takes the environment's declared scale (without writing this parameter); with
         ask/tell you must set it.
-    confidence : {"tight", "paper"}
-        Which constant ``C_t`` (:func:`fullbandit.estimation.confidence_radius`).
+    confidence : {"tight", "paper", "stitched"}
+        Which constant ``C_t`` (:func:`fullbandit.estimation.confidence_radius`):
+        ``"stitched"`` unions over the stopping checks of the fixed geometric schedule
+        rather than over every round (smaller, same guarantee at the checks).
     support : {"auto", "cyclic", "random"} or sequence of super-arms
         The support of the allocation (:func:`fullbandit.allocation.make_support`), or an
         explicit list of distinct super-arms spanning R^n.
@@ -231,10 +233,18 @@ class StaticFullBandit(Algorithm):
     def _stops_on_rule(self) -> bool:
         return bool(self.stop_on_rule)
 
-    def radius(self, t: int) -> float:
-        """The confidence radius ``C_t`` after ``t`` pulls, with this algorithm's union bound."""
+    def radius(self, t: int, *, delta: float | None = None, n_directions: int | None = None) -> float:
+        """The confidence radius ``C_t`` of the check now being made, after ``t`` pulls.
+
+        ``delta`` and ``n_directions`` default to the algorithm's ``delta`` and union bound;
+        a rule that combines several bounds passes its share of ``delta`` and each bound's
+        own number of directions. With ``confidence="stitched"`` the union is over the
+        stopping checks, and this check's index is the number of checks made plus one.
+        """
         self.setup()
-        return confidence_radius(t, self.delta, self._noise_scale, self._n_directions(), self.confidence)
+        return confidence_radius(t, self.delta if delta is None else delta, self._noise_scale,
+                                 self._n_directions() if n_directions is None else n_directions, self.confidence,
+                                 check=min(self._checks + 1, t) if self.confidence == "stitched" else None)
 
     def _evaluate(self) -> StoppingCheck:
         t = self._design.pulls
