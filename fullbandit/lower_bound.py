@@ -15,7 +15,9 @@ are disjoint}``. With the event ``E = {answer in G(theta)}`` (probability ``>= 1
 under ``theta``, ``<= delta`` under any ``theta'`` in ``Alt``), the transportation lemma of
 Kaufmann, Cappe and Garivier (2016, Lemma 1) gives, for every ``theta'`` in ``Alt``,
 ``sum_M E[N_M] (x_M . (theta - theta'))^2 / (2 sigma^2) >= kl(1 - delta, delta) >=
-log(1 / (2.4 delta))`` (Garivier and Kaufmann 2016), hence
+log(1 / (2.4 delta))`` (Garivier and Kaufmann 2016; ``delta <= 1/2``, and for larger ``delta``
+the right-hand side is negative anyway), hence, for every algorithm that stops almost surely
+and returns an ``epsilon``-good super-arm with probability ``>= 1 - delta`` on every instance,
 
     E[pulls] >= T_eps(theta) log(1 / (2.4 delta)),
     1 / T_eps(theta) = max_lambda inf_{theta' in Alt} sum_M lambda_M (x_M . (theta - theta'))^2 / (2 sigma^2).
@@ -35,11 +37,20 @@ Ties at the top (several optimal super-arms) are handled by the same definition:
 holds all of them, and the number bounds algorithms that must return *an* optimal (or
 ``epsilon``-good) super-arm. It is a lower bound for every such algorithm, not necessarily
 attained (with several correct answers the attainable rate can be larger, Degenne and Koolen
-2019).
+2019). Note the ``+ epsilon``: keeping only the alternatives ``Delta_B > epsilon`` with
+``Delta_B^2`` in the denominator would *not* be a valid bound (two arms, gap 1, ``epsilon =
+1/2``: it gives ``8 sigma^2``, while an algorithm only has to rule out a reversal by ``3/2``,
+``8 sigma^2 / (3/2)^2``).
 
-Certificates
-------------
-For any points ``theta_B`` in ``Alt`` and weights ``nu`` on them,
+Methods and certificates
+------------------------
+``"cutting-plane"`` (exact, the default for enumerable classes): ``F_B(lambda) = inf_{P_B}
+D(lambda, .)`` is a minimum of functions linear in ``lambda`` (one per point of ``P_B``), so
+Kelley's cutting planes apply: a linear program over the cuts found so far proposes a design,
+the nearest point of each ``P_B`` (closed form for a half-space, non-negative least squares
+otherwise) gives the next cuts. ``"sdp"`` (exact, small classes, a cross-check) writes every
+inner problem through its dual, ``max_{mu >= 0} b' mu - matrix_frac(C' mu, A(lambda)) / 2``,
+and solves one semidefinite program with cvxpy. For any points ``theta_B`` in ``Alt`` and weights ``nu`` on them,
 ``max_lambda inf_Alt <= max_lambda sum_B nu_B D(lambda, theta_B) = max_M sum_B nu_B
 (x_M . (theta - theta_B))^2 / (2 sigma^2)``: a maximum over the class, computed by
 enumeration. Its inverse is the certified lower value ``T_star`` returned by the exact
@@ -54,7 +65,9 @@ designs). The pull-weighted squared distance to such an alternative, minimised o
 is ``s^2 Var(a x_i - b x_j) <= s^2 (a^2 p_i + b^2 p_j - (a p_i - b p_j)^2 - 2ab max(0, p_i +
 p_j - 1))``, concave in ``p``; a maximum over a larger set of a minimum over fewer
 alternatives is larger, so the inverse of the relaxed value is still a lower bound on
-``T_eps``, certified by linearising the concave objective at the solver's point.
+``T_eps``, certified by linearising the concave objective at the solver's point. When no
+such pair perturbation makes every correct answer wrong (many ties, or a large ``epsilon``)
+the relaxation has no alternative left and returns 0, a true but empty bound.
 
 References
 ----------
@@ -134,7 +147,8 @@ class LowerBound:
     method : str
         ``"cutting-plane"``, ``"sdp"`` or ``"relaxed"``.
     iterations : int
-        Solver iterations (cutting-plane steps, or cutting-plane rounds of the cvxpy methods).
+        Linear programs solved (``"cutting-plane"``), interior-point iterations (``"sdp"``) or
+        convex programs solved (``"relaxed"``).
     solver : str
         What solved the design problem (``"numpy"`` or the cvxpy solver's name).
     seconds : float
@@ -242,102 +256,138 @@ def _halfspace_points(inst: _Instance, Ainv: np.ndarray, alternatives: np.ndarra
 
 
 def _design(inst: _Instance, lam: np.ndarray, cutoff: float = 1e-9) -> tuple[np.ndarray, tuple]:
-    lam = np.where(lam > cutoff * lam.max(), lam, 0.0)
+    lam = np.where(lam > cutoff * lam.max(), lam, 0.0) if cutoff > 0 else np.clip(lam, 0.0, None)
     lam = lam / lam.sum()
     support = np.flatnonzero(lam)
     order = support[np.argsort(-lam[support], kind="stable")]
     return lam, tuple((inst.members[i], float(lam[i])) for i in order)
 
 
-# --- cutting planes (one correct answer) ------------------------------------------------------
+# --- cutting planes (any set of correct answers) ------------------------------------------------------
 
 def _cut_matrix(Z: np.ndarray, points: np.ndarray, sigma: float) -> np.ndarray:
     """``(z_M . d)^2 / (2 sigma^2)``: one row per alternative ``theta - d``, one column per super-arm."""
     return ((points @ Z.T) ** 2) / (2.0 * sigma ** 2)
 
 
-def _cutting_plane(inst: _Instance, sigma: float, epsilon: float, tol: float, max_iter: int):
-    """Kelley's cutting planes on ``max_lambda min_B (Delta_B + epsilon)^2 / (2 sigma^2 ||y_B||^2_{A^-1})``.
+def _nearest_alternatives(inst: _Instance, A: np.ndarray, sigma: float, epsilon: float):
+    """For each alternative best super-arm ``B``: ``>= 1 / F_B(lambda)`` and a point of ``P_B``.
 
-    ``1 / ||y||^2_{A^-1} = min_{u . y = 1} u' A u`` is a minimum of functions linear in ``lambda``,
-    so every alternative point ``d`` gives a cut ``F(lambda) <= sum_M lambda_M (x_M . d)^2 / (2
-    sigma^2)``. The linear program over the cuts found so far bounds ``max F`` from above (its
-    dual weights are the certificate of :func:`_certify`); its solution, mixed with the best
-    design so far (in-out stabilisation), is where the next cuts are taken.
+    ``F_B(lambda) = min {d' A d / (2 sigma^2) : (x_G - x_B) . d >= epsilon + Delta_B - Delta_G for
+    every correct G}`` is the distance from ``theta`` to the alternatives whose best super-arm
+    is ``B``. With one correct answer it is a half-space and everything is in closed form.
+    Otherwise the least-distance problem is solved by non-negative least squares (Lawson and
+    Hanson 1974, ch. 23); the returned value comes from the dual (weak duality: ``F_B >= (b . mu)^2
+    / (2 sigma^2 mu' C A^-1 C' mu)`` for every ``mu >= 0``), so it never understates ``T``, and
+    the point is scaled until it satisfies every constraint. Rows whose point cannot be built
+    are ``nan``.
+    """
+    from scipy.optimize import nnls
+
+    Z, bad, good = inst.Z, inst.bad, inst.good
+    if len(good) == 1:
+        Ainv = np.linalg.inv(A)
+        return (2.0 * sigma ** 2 * np.einsum("ij,jk,ik->i", Z[inst.star] - Z[bad], Ainv, Z[inst.star] - Z[bad])
+                / (inst.gaps[bad] + epsilon) ** 2), _halfspace_points(inst, Ainv, bad, epsilon)
+    L_inverse = np.linalg.inv(np.linalg.cholesky(A))  # A^-1 = L^-T L^-1
+    white = Z @ L_inverse.T  # L^-1 z_M for every member
+    dim = Z.shape[1]
+    values = np.full(len(bad), np.inf)
+    points = np.full((len(bad), dim), np.nan)
+    target = np.zeros(dim + 1)
+    target[-1] = 1.0
+    for row, B in enumerate(bad):
+        C = Z[good] - Z[B]
+        b = epsilon + inst.gaps[B] - inst.gaps[good]
+        whitened = (white[good] - white[B]).T  # L^-1 C^T, (dim, |G|)
+        mu, _ = nnls(np.vstack([whitened, b[None, :]]), target)
+        v = whitened @ mu
+        reach = float(b @ mu)
+        if reach <= 0 or not np.any(v):
+            continue
+        values[row] = 2.0 * sigma ** 2 * float(v @ v) / reach ** 2
+        point = L_inverse.T @ v  # A^-1 C^T mu, the direction of the optimum
+        attained = C @ point
+        if np.all(attained > 0):
+            points[row] = point * float(np.max(b / attained)) * (1.0 + _SAFETY)
+    return values, points
+
+
+def _cutting_plane(inst: _Instance, sigma: float, epsilon: float, tol: float, max_iter: int):
+    """Kelley's cutting planes on ``max_lambda min_B F_B(lambda)``, ``F_B`` as in :func:`_nearest_alternatives`.
+
+    Each ``F_B`` is a minimum of functions linear in ``lambda``, so every alternative point ``d``
+    gives a cut ``F(lambda) <= sum_M lambda_M (x_M . d)^2 / (2 sigma^2)``. The linear program
+    over the cuts found so far bounds ``max F`` from above (its dual weights are the certificate
+    of :func:`_certify`); its solution, mixed with the best design so far (in-out
+    stabilisation), is where the next cuts are taken.
 
     Returns the best design, its value (upper bound on ``T_eps``), the certified lower value
     and the number of iterations.
     """
     Z = inst.Z
     N, dim = Z.shape
-    bad = inst.bad
     lam_best = np.full(N, 1.0 / N)
-    per_round = min(len(bad), dim)
+    per_round = min(len(inst.bad), dim)
 
     def evaluate(lam):
-        A = _gram(Z, lam)
-        Ainv = np.linalg.inv(A)
-        Y = Z[inst.star] - Z[bad]
-        s = np.einsum("ij,jk,ik->i", Y, Ainv, Y)
-        values = 2.0 * sigma ** 2 * s / (inst.gaps[bad] + epsilon) ** 2
-        return float(values.max()), values, Ainv
+        values, points = _nearest_alternatives(inst, _gram(Z, lam), sigma, epsilon)
+        order = [r for r in np.argsort(-values) if np.all(np.isfinite(points[r]))][:per_round]
+        return float(values.max()), values, points[order]
 
-    upper, values, Ainv = evaluate(lam_best)
-    cuts = _cut_matrix(Z, _halfspace_points(inst, Ainv, bad[np.argsort(-values)[:per_round]], epsilon), sigma)
+    def new_cuts(points):
+        return _cut_matrix(Z, points, sigma)
+
+    upper, _, points = evaluate(lam_best)
+    cuts = new_cuts(points)
+    # The linear programs see only some columns (super-arms); the certificate looks at all of
+    # them, and the columns it finds most attractive join the next program.
+    columns = np.argsort(-cuts.sum(axis=0), kind="stable")[: min(N, 4 * dim)]
     lower, mix, iterations = 0.0, 0.5, 0
+    lam_lp = lam_best
     for iterations in range(1, max_iter + 1):  # noqa: B007 (the count is returned)
-        scale = float(cuts.max())
-        m = cuts.shape[0]
-        objective = np.zeros(N + 1)
+        sub = cuts[:, columns]
+        scale = float(sub.max())
+        m, width = sub.shape
+        objective = np.zeros(width + 1)
         objective[-1] = -1.0
-        result = linprog(objective, A_ub=np.hstack([-cuts / scale, np.ones((m, 1))]), b_ub=np.zeros(m),
-                         A_eq=np.hstack([np.ones((1, N)), np.zeros((1, 1))]), b_eq=np.ones(1),
-                         bounds=[(0, None)] * N + [(None, None)], method="highs-ds")
+        result = linprog(objective, A_ub=np.hstack([-sub / scale, np.ones((m, 1))]), b_ub=np.zeros(m),
+                         A_eq=np.hstack([np.ones((1, width)), np.zeros((1, 1))]), b_eq=np.ones(1),
+                         bounds=[(0, None)] * width + [(None, None)], method="highs-ds")
         if result.status != 0:
             raise RuntimeError(f"the cutting-plane linear program failed: {result.message}")
         nu = np.clip(-np.asarray(result.ineqlin.marginals, dtype=float), 0.0, None)
+        lam_lp = np.zeros(N)
+        lam_lp[columns] = np.clip(result.x[:width], 0.0, None)
+        lam_lp /= lam_lp.sum()
         if nu.sum() > 0:
-            bound = float((cuts.T @ (nu / nu.sum())).max())
-            lower = max(lower, 1.0 / bound)
+            scores = cuts.T @ (nu / nu.sum())
+            lower = max(lower, 1.0 / float(scores.max()))
+            program_value = float(scores[columns].max())
+            entering = np.setdiff1d(np.flatnonzero(scores > program_value * (1 + 1e-9)), columns)
+            entering = entering[np.argsort(-scores[entering], kind="stable")][:dim]
+            columns = np.concatenate([columns, entering])
         if upper - lower <= tol * upper:
             break
-        lam_lp = np.clip(result.x[:N], 0.0, None)
-        lam_query = mix * lam_lp / lam_lp.sum() + (1.0 - mix) * lam_best
-        value, values, Ainv = evaluate(lam_query)
+        lam_query = mix * lam_lp + (1.0 - mix) * lam_best
+        value, _, points = evaluate(lam_query)
         if value < upper:
             upper, lam_best = value, lam_query
             mix = min(1.0, mix * 1.2)
         else:
             mix = max(0.05, mix * 0.7)
-        chosen = bad[np.argsort(-values)[:per_round]]
-        cuts = np.vstack([cuts, _cut_matrix(Z, _halfspace_points(inst, Ainv, chosen, epsilon), sigma)])
+        cuts = np.vstack([cuts, new_cuts(points)])
         # Keep the linear program small: drop the cuts its solution left slack (dropping cuts
         # only loosens later linear programs; the certificate stays valid).
         if cuts.shape[0] > 8 * dim:
             keep = np.flatnonzero(nu > 0)
             cuts = np.vstack([cuts[keep], cuts[m:]])
     # The last linear program's design is sparse; keep it if it is as good.
-    lam_lp = np.clip(result.x[:N], 0.0, None)
-    lam_lp = lam_lp / lam_lp.sum()
-    if np.linalg.eigvalsh(_gram(Z, lam_lp))[0] > 1e-12:
+    if np.linalg.eigvalsh(_gram(Z, lam_lp))[0] > 1e-12 * np.trace(_gram(Z, lam_lp)):
         value, _, _ = evaluate(lam_lp)
         if value <= upper:
             upper, lam_best = value, lam_lp
     return lam_best, upper, lower, iterations
-
-
-def _value(inst: _Instance, lam: np.ndarray, sigma: float, epsilon: float) -> float:
-    """``max_B 2 sigma^2 ||y_B||^2_{A^-1} / (Delta_B + epsilon)^2`` at ``lam`` (one correct answer)."""
-    A = _gram(inst.Z, lam)
-    try:
-        Ainv = np.linalg.inv(A)
-    except np.linalg.LinAlgError:
-        return math.inf
-    Y = inst.Z[inst.star] - inst.Z[inst.bad]
-    s = np.einsum("ij,jk,ik->i", Y, Ainv, Y)
-    if np.any(s < 0) or np.linalg.eigvalsh(A)[0] <= 0:
-        return math.inf
-    return float((2.0 * sigma ** 2 * s / (inst.gaps[inst.bad] + epsilon) ** 2).max())
 
 
 # --- cvxpy (any set of correct answers) -------------------------------------------------------------
@@ -636,21 +686,24 @@ def lower_bound(problem: DecisionClass, theta, sigma, *, delta=None, epsilon=0.0
     epsilon : float
         Tolerance ``>= 0``: the algorithm may return any ``M`` with ``Delta_M <= epsilon``.
     method : {"auto", "cutting-plane", "sdp", "relaxed"}
-        ``"cutting-plane"``: exact, enumerates the class, needs a single correct answer.
-        ``"sdp"``: exact, cvxpy, any set of correct answers, classes up to ``sdp_limit``.
+        ``"cutting-plane"``: exact, enumerates the class (Kelley's cutting planes on the
+        design, linear programs by HiGHS, certified by the dual weights).
+        ``"sdp"``: exact, cvxpy (one semidefinite block per alternative), classes up to
+        ``sdp_limit``; a cross-check.
         ``"relaxed"``: certified lower bound for classes of any size.
-        ``"auto"``: cutting-plane when the class is enumerable (size ``<= limit``) and has one
-        correct answer, else cvxpy when its size is ``<= sdp_limit``, else the relaxation.
+        ``"auto"``: cutting planes when the class is enumerable (size ``<= limit``), else the
+        relaxation.
     tol : float
-        Relative duality gap at which cutting-plane stops.
+        Relative duality gap ``(upper - T_star) / upper`` at which the cutting planes stop.
     max_iter : int
-        Largest number of cutting-plane iterations.
+        Largest number of cutting-plane iterations (the bound returned is certified anyway).
     limit : int
         Largest class size enumerated (default :data:`fullbandit.enumeration.ENUMERATION_LIMIT`).
     sdp_limit : int
         Largest class size the cvxpy method accepts (default :data:`SDP_LIMIT`).
     solver : str, optional
-        cvxpy solver name for ``"sdp"`` and ``"relaxed"`` (default: cvxpy's choice).
+        cvxpy solver name for ``"sdp"`` and ``"relaxed"`` (default: CLARABEL for ``"sdp"``,
+        cvxpy's choice for ``"relaxed"``).
     angles : int
         Directions ``(a, b)`` per pair of arms in the relaxation, ``>= 2``.
     refinements : int
@@ -663,8 +716,7 @@ def lower_bound(problem: DecisionClass, theta, sigma, *, delta=None, epsilon=0.0
     Raises
     ------
     InvalidParameterError
-        If an argument is out of range, the class is too large for the method asked for, or
-        cutting-plane is asked for with several correct answers.
+        If an argument is out of range, or the class is too large for the method asked for.
     TypeError
         If ``problem`` is not a :class:`~fullbandit.problem.DecisionClass` or a number is not one.
 
@@ -683,11 +735,13 @@ def lower_bound(problem: DecisionClass, theta, sigma, *, delta=None, epsilon=0.0
     (True, False)
 
     With ties at the top, ``epsilon = 0`` bounds algorithms that return one of the optimal
-    super-arms (cvxpy is used, since there are several correct answers):
+    super-arms; cvxpy agrees with the cutting planes:
 
     >>> tied = lower_bound(TopK(4, 2), [1.0, 0.5, 0.5, 0.0], 0.5)
-    >>> tied.method, tied.n_correct
-    ('sdp', 2)
+    >>> tied.n_correct, round(tied.T_star, 2)
+    (2, 8.0)
+    >>> round(lower_bound(TopK(4, 2), [1.0, 0.5, 0.5, 0.0], 0.5, method="sdp").T_star, 2)
+    8.0
     """
     started = time.perf_counter()
     if not isinstance(problem, DecisionClass):
@@ -710,23 +764,13 @@ def lower_bound(problem: DecisionClass, theta, sigma, *, delta=None, epsilon=0.0
     size = problem.size
 
     if method == "auto":
-        if size > limit:
-            method = "relaxed"
-        else:
-            method = "cutting-plane"
-            instance = _enumerate(problem, theta, epsilon, limit)
-            if len(instance.good) > 1:
-                method = "sdp" if size <= sdp_limit else "relaxed"
+        method = "cutting-plane" if size <= limit else "relaxed"
     if method in ("cutting-plane", "sdp"):
         if method == "sdp" and size > sdp_limit:
             raise InvalidParameterError(
                 f"method='sdp' has one semidefinite block per super-arm: {size} super-arms > sdp_limit={sdp_limit}; "
-                "use method='cutting-plane' (one correct answer) or 'relaxed', or raise sdp_limit")
+                "use method='cutting-plane' or 'relaxed', or raise sdp_limit")
         instance = _enumerate(problem, theta, epsilon, limit)
-        if method == "cutting-plane" and len(instance.good) > 1:
-            raise InvalidParameterError(
-                f"method='cutting-plane' needs a single correct answer, but {len(instance.good)} super-arms have "
-                f"Delta_M <= epsilon={epsilon} (ties at the top, or epsilon too large): use method='sdp' or 'relaxed'")
         return _exact(problem, instance, theta, sigma, delta, epsilon, method, tol, max_iter, solver, best, started)
 
     certified, relaxed_value, p_value, iterations, name = _relaxed(problem, theta, sigma, epsilon, angles,
@@ -757,8 +801,14 @@ def _exact(problem, inst: _Instance, theta, sigma, delta, epsilon, method, tol, 
                           method=method, iterations=0, solver="none", seconds=time.perf_counter() - started)
     if method == "cutting-plane":
         lam, _, lower, iterations = _cutting_plane(inst, sigma, epsilon, tol, max_iter)
-        lam, design = _design(inst, lam)
-        upper = _value(inst, lam, sigma, epsilon)
+        cleaned, design = _design(inst, lam)
+        try:
+            values, _ = _nearest_alternatives(inst, _gram(inst.Z, cleaned), sigma, epsilon)
+            lam = cleaned
+        except np.linalg.LinAlgError:  # the dropped weights were needed: keep them all
+            lam, design = _design(inst, lam, cutoff=0.0)
+            values, _ = _nearest_alternatives(inst, _gram(inst.Z, lam), sigma, epsilon)
+        upper = float(values.max())
         name = "numpy"
     else:
         lam, mus, name, iterations = _sdp(inst, sigma, epsilon, solver)
