@@ -332,7 +332,8 @@ def _cutting_plane(inst: _Instance, sigma: float, epsilon: float, tol: float, ma
 
     def evaluate(lam):
         values, points = _nearest_alternatives(inst, _gram(Z, lam), sigma, epsilon)
-        order = [r for r in np.argsort(-values) if np.all(np.isfinite(points[r]))][:per_round]
+        order = np.argsort(-values, kind="stable")
+        order = order[np.all(np.isfinite(points[order]), axis=1)][:per_round]
         return float(values.max()), values, points[order]
 
     def new_cuts(points):
