@@ -391,6 +391,25 @@ def _cutting_plane(inst: _Instance, sigma: float, epsilon: float, tol: float, ma
     return lam_best, upper, lower, iterations
 
 
+def _sparsest(inst: _Instance, lam: np.ndarray, sigma: float, epsilon: float, tol: float):
+    """Drop the small weights of ``lam`` while its value grows by less than ``tol / 10`` (relative).
+
+    Returns the design, its (super-arm, weight) pairs and the values of its alternatives.
+    """
+    values, _ = _nearest_alternatives(inst, _gram(inst.Z, lam), sigma, epsilon)
+    reference = float(values.max())
+    for cutoff in (1e-3, 1e-5, 1e-7, 1e-9):
+        cleaned, design = _design(inst, lam, cutoff)
+        try:
+            cleaned_values, _ = _nearest_alternatives(inst, _gram(inst.Z, cleaned), sigma, epsilon)
+        except np.linalg.LinAlgError:  # the dropped weights were needed
+            continue
+        if float(cleaned_values.max()) <= reference * (1.0 + tol / 10.0):
+            return cleaned, design, cleaned_values
+    lam, design = _design(inst, lam, cutoff=0.0)
+    return lam, design, values
+
+
 # --- cvxpy (any set of correct answers) -------------------------------------------------------------
 
 def _sdp(inst: _Instance, sigma: float, epsilon: float, solver: str | None):
@@ -802,13 +821,7 @@ def _exact(problem, inst: _Instance, theta, sigma, delta, epsilon, method, tol, 
                           method=method, iterations=0, solver="none", seconds=time.perf_counter() - started)
     if method == "cutting-plane":
         lam, _, lower, iterations = _cutting_plane(inst, sigma, epsilon, tol, max_iter)
-        cleaned, design = _design(inst, lam)
-        try:
-            values, _ = _nearest_alternatives(inst, _gram(inst.Z, cleaned), sigma, epsilon)
-            lam = cleaned
-        except np.linalg.LinAlgError:  # the dropped weights were needed: keep them all
-            lam, design = _design(inst, lam, cutoff=0.0)
-            values, _ = _nearest_alternatives(inst, _gram(inst.Z, lam), sigma, epsilon)
+        lam, design, values = _sparsest(inst, lam, sigma, epsilon, tol)
         upper = float(values.max())
         name = "numpy"
     else:

@@ -213,6 +213,37 @@ def test_relaxation_on_a_partition_matroid_is_below_the_exact_value():
     assert all(problem.check_super_arm(arms) == arms for arms, _ in exact.design)
 
 
+def test_rank_deficient_class_is_solved_in_its_span():
+    # One arm from each group: x_0 + x_1 = x_2 + x_3 = 1 for every member, so the indicators
+    # span only 3 of the 4 dimensions. The class is two independent best-arm problems on pairs
+    # measured together: T = min_l max(2 sigma^2 ||y||^2 / Delta^2) over the 4 members.
+    problem = PartitionMatroid(groups=(0, 0, 1, 1), capacities=(1, 1), k=2)
+    theta = np.array([1.0, 0.6, 0.5, 0.0])
+    planes = lower_bound(problem, theta, 1.0, method="cutting-plane", tol=1e-5)
+    sdp = lower_bound(problem, theta, 1.0, method="sdp")
+    assert planes.best == (0, 2)
+    assert planes.T_star == pytest.approx(sdp.T_star, rel=1e-3)
+    assert lower_bound(problem, theta, 1.0, method="relaxed").T_star <= planes.upper * (1 + 1e-9)
+    # Brute force over designs on the 4 members (a 3-simplex grid): nothing beats T_star.
+    members = [(0, 2), (0, 3), (1, 2), (1, 3)]
+    X = np.array([[1.0 if i in m else 0.0 for i in range(4)] for m in members])
+    Y = X[0] - X[1:]
+    gaps = Y @ theta
+    best = math.inf
+    grid = np.linspace(0.0, 1.0, 41)
+    for w in itertools.product(grid, repeat=3):
+        if sum(w) > 1:
+            continue
+        lam = np.array([*w, 1 - sum(w)])
+        A = X.T @ (lam[:, None] * X)
+        # ||y||^2_{A^+} on the span (y is in the span of the members).
+        values = [2 * float(y @ np.linalg.pinv(A, rcond=1e-10) @ y) / g ** 2 for y, g in zip(Y, gaps, strict=True)]
+        if np.linalg.matrix_rank(A, tol=1e-10) == 3:
+            best = min(best, max(values))
+    assert planes.T_star <= best * (1 + 1e-9)
+    assert best <= planes.T_star * 1.02
+
+
 def test_relaxation_runs_on_a_large_instance():
     rng = np.random.default_rng(0)
     theta = rng.uniform(0.2, 0.9, size=36)
