@@ -331,7 +331,10 @@ def _cutting_plane(inst: _Instance, sigma: float, epsilon: float, tol: float, ma
     per_round = min(len(inst.bad), dim)
 
     def evaluate(lam):
-        values, points = _nearest_alternatives(inst, _gram(Z, lam), sigma, epsilon)
+        try:
+            values, points = _nearest_alternatives(inst, _gram(Z, lam), sigma, epsilon)
+        except np.linalg.LinAlgError:  # a singular design: no cuts from it
+            return math.inf, None, np.zeros((0, dim))
         order = np.argsort(-values, kind="stable")
         order = order[np.all(np.isfinite(points[order]), axis=1)][:per_round]
         return float(values.max()), values, points[order]
@@ -374,7 +377,7 @@ def _cutting_plane(inst: _Instance, sigma: float, epsilon: float, tol: float, ma
         value, _, points = evaluate(lam_query)
         if value < upper:
             upper, lam_best = value, lam_query
-            mix = min(1.0, mix * 1.2)
+            mix = min(0.999, mix * 1.2)  # the best design keeps some weight: queries stay non-singular
         else:
             mix = max(0.05, mix * 0.7)
         cuts = np.vstack([cuts, new_cuts(points)])

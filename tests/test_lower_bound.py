@@ -129,6 +129,16 @@ def test_exact_methods_agree_with_several_correct_answers():
     assert planes.n_correct > 1
 
 
+def test_singular_optimal_design_with_ties():
+    # With two optimal arms the best design may leave an arm out (a singular A): the cutting
+    # planes must step around such designs (this case once raised LinAlgError).
+    theta = [1.0, 1.0, 1 / 3, 2 / 3]
+    planes = lower_bound(TopK(4, 1), theta, 1.0)
+    sdp = lower_bound(TopK(4, 1), theta, 1.0, method="sdp")
+    assert planes.n_correct == 2
+    assert planes.T_star == pytest.approx(sdp.T_star, rel=2e-3)
+
+
 @pytest.mark.parametrize("method", ["cutting-plane", "sdp"])
 def test_design_is_a_distribution_attaining_its_value(method):
     rng = np.random.default_rng(7)
