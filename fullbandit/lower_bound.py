@@ -100,6 +100,8 @@ from fullbandit._validation import (
 from fullbandit.enumeration import ENUMERATION_LIMIT
 from fullbandit.problem import DecisionClass, SuperArm
 
+__all__ = ["LowerBound", "lower_bound", "METHODS", "SDP_LIMIT"]
+
 #: The methods :func:`lower_bound` accepts.
 METHODS = ("auto", "cutting-plane", "sdp", "relaxed")
 
@@ -127,8 +129,8 @@ class LowerBound:
     gap : float
         ``(upper - T_star) / upper``: the relative duality gap left by the solver.
     exact : bool
-        ``True`` when ``T_star`` is within ``gap`` of ``T_eps(theta)`` itself (the class was
-        enumerated); ``False`` for the relaxation, a certified lower bound only.
+        ``True`` when the class was enumerated: ``[T_star, upper]`` brackets ``T_eps(theta)``
+        itself, to within ``gap``; ``False`` for the relaxation, a certified lower bound only.
     design : tuple of (tuple of int, float)
         The super-arms that carry weight in the design and their weights (sum 1); empty for
         the relaxation, which has no design over super-arms.
@@ -150,7 +152,8 @@ class LowerBound:
         Linear programs solved (``"cutting-plane"``), interior-point iterations (``"sdp"``) or
         convex programs solved (``"relaxed"``).
     solver : str
-        What solved the design problem (``"numpy"`` or the cvxpy solver's name).
+        What solved the design problem (``"highs"``: scipy's HiGHS linear programs, or the
+        cvxpy solver's name).
     seconds : float
         Wall-clock time of the computation.
 
@@ -826,7 +829,7 @@ def _exact(problem, inst: _Instance, theta, sigma, delta, epsilon, method, tol, 
         lam, _, lower, iterations = _cutting_plane(inst, sigma, epsilon, tol, max_iter)
         lam, design, values = _sparsest(inst, lam, sigma, epsilon, tol)
         upper = float(values.max())
-        name = "numpy"
+        name = "highs"
     else:
         lam, mus, name, iterations = _sdp(inst, sigma, epsilon, solver)
         lam, design = _design(inst, lam)
