@@ -14,6 +14,7 @@ from fullbandit.driver import run
 from fullbandit.environments import BernoulliTeam, Environment, GaussianSum, Replay
 from fullbandit.estimation import SingularDesignError, confidence_radius
 from fullbandit.full import ICB, SAFOA, SAQM, Exhaustive
+from fullbandit.lower_bound import LowerBound, lower_bound
 from fullbandit.problem import DecisionClass, PartitionMatroid, TopK
 from fullbandit.result import Result, StopReason
 from fullbandit.state import StateError
@@ -25,7 +26,7 @@ except PackageNotFoundError:  # running from a source tree that was never instal
 
 load = Algorithm.load
 
-__all__ = ["run", "load", "registry", "Algorithm", "Pull", "StoppingCheck", "StopReason", "SAQM", "SAFOA", "ICB",
+__all__ = ["run", "load", "registry", "lower_bound", "LowerBound", "Algorithm", "Pull", "StoppingCheck", "StopReason", "SAQM", "SAFOA", "ICB",
            "Exhaustive", "TopK", "PartitionMatroid", "DecisionClass", "Result", "Environment", "GaussianSum",
            "BernoulliTeam", "Replay", "confidence_radius", "InvalidParameterError", "SingularDesignError",
            "ProtocolError", "StateError", "__version__"]
