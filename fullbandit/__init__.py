@@ -26,7 +26,9 @@ except PackageNotFoundError:  # running from a source tree that was never instal
 
 load = Algorithm.load
 
-__all__ = ["run", "load", "registry", "lower_bound", "LowerBound", "Algorithm", "Pull", "StoppingCheck", "StopReason", "SAQM", "SAFOA", "ICB",
-           "Exhaustive", "TopK", "PartitionMatroid", "DecisionClass", "Result", "Environment", "GaussianSum",
-           "BernoulliTeam", "Replay", "confidence_radius", "InvalidParameterError", "SingularDesignError",
-           "ProtocolError", "StateError", "__version__"]
+__all__ = [
+    "run", "load", "registry", "lower_bound", "LowerBound", "Algorithm", "Pull", "StoppingCheck", "StopReason",
+    "SAQM", "SAFOA", "ICB", "Exhaustive", "TopK", "PartitionMatroid", "DecisionClass", "Result", "Environment",
+    "GaussianSum", "BernoulliTeam", "Replay", "confidence_radius", "InvalidParameterError", "SingularDesignError",
+    "ProtocolError", "StateError", "__version__",
+]
