@@ -125,8 +125,25 @@ def _register_reproductions() -> None:
         samples._modes_grid, samples._modes_plot, default_runs=10, summarize=samples.summarize_modes)
 
 
+def _register_efficiency() -> None:
+    from fullbandit.experiments import efficiency
+    SUITES["efficiency"] = Suite(
+        "efficiency",
+        "Pulls of every fixed-confidence full-bandit algorithm divided by the instance lower bound "
+        "T*(theta) log(1/(2.4 delta)) (Soare et al. 2014; exact by enumeration), on planted-gap and random-mean "
+        "instances, n = 8..14, k = 3, epsilon = 0.1, N(0, 0.25) noise; errors and budget hits beside.",
+        efficiency.build_synthetic_grid, efficiency.plot_synthetic, default_runs=10,
+        summarize=efficiency.summarize_synthetic)
+    SUITES["efficiency-quiz"] = Suite(
+        "efficiency-quiz",
+        "Pulls of every fixed-confidence full-bandit algorithm divided by ICB's (same data set and seed) on the "
+        "six quiz data sets, k = 10, epsilon = 0.5, delta = 0.05, Bernoulli workers; errors and budget hits.",
+        efficiency.build_quiz_grid, efficiency.plot_quiz, default_runs=3, summarize=efficiency.summarize_quiz)
+
+
 def get_suite(name: str) -> Suite:
     """The suite called ``name`` (see :data:`SUITES`)."""
     if "kuroki-table2" not in SUITES:
         _register_reproductions()
+        _register_efficiency()
     return SUITES[check_choice("suite", name, tuple(SUITES))]

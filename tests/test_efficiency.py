@@ -1,0 +1,42 @@
+"""The efficiency suites: their rows, lower bounds and summaries checked against direct computation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import fullbandit as fb
+from fullbandit.experiments import efficiency, run_grid
+from fullbandit.experiments.suites import get_suite
+
+
+def test_every_fixed_confidence_algorithm_is_in_the_suites():
+    names = set(fb.registry.names(feedback="full", setting="fixed-confidence"))
+    assert set(efficiency.algorithms(enumerable=True)) == names
+    assert set(efficiency.algorithms(enumerable=False)) == names - {"exhaustive"}
+
+
+def test_synthetic_rows_carry_the_exact_lower_bound_and_the_ratio():
+    grid = efficiency.build_synthetic_grid(1, ns=(8,))
+    grid = type(grid)({"icb": grid.algorithms["icb"]}, grid.instances, seeds=1, metrics=grid.metrics)
+    frame = run_grid(grid, progress=False)
+    assert len(frame) == 2 and set(frame["instance"]) == {"planted", "random"}
+    for cell, (_, row) in zip(grid.cells(), frame.iterrows(), strict=True):
+        instance = grid.instances[cell.instance].make(np.random.default_rng(cell.instance_seed()), n=8)
+        direct = fb.lower_bound(instance.problem, instance.environment.means, efficiency.SYNTHETIC_SIGMA,
+                                delta=efficiency.DELTA, epsilon=efficiency.SYNTHETIC_EPSILON)
+        assert row["lower_bound"] == pytest.approx(direct.samples) and direct.exact
+        assert row["efficiency"] == pytest.approx(row["pulls"] / row["lower_bound"])
+    table = efficiency.summarize_synthetic(frame)
+    assert (table["pulls / lower bound"] == table["mean_pulls"] / table["lower_bound"]).all()
+
+
+def test_quiz_summary_pairs_each_algorithm_with_icb_on_the_same_seed():
+    assert get_suite("efficiency-quiz").name == "efficiency-quiz"
+    rows = pd.DataFrame({"instance": ["it"] * 4, "algorithm": ["icb", "swap", "icb", "swap"], "seed": [0, 0, 1, 1],
+                         "pulls": [100, 20, 200, 100], "epsilon_optimal": [True] * 4,
+                         "stop_reason": ["stopping rule"] * 4})
+    table = efficiency.summarize_quiz(rows)
+    assert table.loc[("it", "swap"), "pulls_over_icb"] == pytest.approx((0.2 + 0.5) / 2)
+    assert table.loc[("it", "icb"), "pulls_over_icb"] == 1.0
