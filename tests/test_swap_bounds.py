@@ -26,6 +26,7 @@ from fullbandit import registry
 from fullbandit.estimation import LeastSquaresEstimate, StaticDesign, confidence_radius
 from fullbandit.full import ICB, SwapBound
 from fullbandit.full.swap_bounds import (
+    coupled_swap_terms,
     graded_bound,
     graded_deltas,
     icb_bound,
@@ -37,6 +38,7 @@ from fullbandit.full.swap_bounds import (
     pair_widths,
     projected_lambda_max,
     swap_gains,
+    swap_rows,
 )
 
 TOLERANCE = 1e-9
@@ -210,6 +212,36 @@ def test_swap_gains_and_lambda_bound_against_enumeration():
             assert np.all(_widths(_swap_directions(n, m), Q) ** 2 <= 2 * m * lam * (1 + 1e-9) + 1e-15)
 
 
+def test_row_bound_and_coupled_terms_against_enumeration():
+    # sum of r_a over J and I >= ||e_J - e_I||^2 for every swap of M_hat, with equality for a
+    # diagonal A^-1; the coupled terms bound T_m = max over m-swaps of gain + C_m width.
+    rng = np.random.default_rng(6)
+    for trial in range(300):
+        n, k, theta_hat, Q, best = _random_instance(rng)
+        if trial % 5 == 0:
+            Q = np.diag(np.diag(Q))
+        m_max = max_swaps(n, k)
+        out_rows, in_rows = swap_rows(Q, best)
+        assert out_rows.shape == (m_max, n - k) and in_rows.shape == (m_max, k)
+        radii = rng.uniform(0.0, 3.0, m_max)
+        challengers = _challengers(n, k, best)
+        swaps = np.abs(challengers).sum(axis=1).astype(int) // 2
+        widths = _widths(challengers, Q)
+        outside = [j for j in range(n) if j not in best]
+        row_of = {a: (out_rows, outside.index(a)) if a in outside else (in_rows, list(best).index(a)) for a in range(n)}
+        for y, m, width in zip(challengers, swaps, widths, strict=True):
+            if m == 0:
+                continue
+            total = sum(row_of[a][0][m - 1, row_of[a][1]] for a in np.flatnonzero(y))
+            assert width ** 2 <= total + 1e-12 * (1 + abs(total))
+            if trial % 5 == 0:
+                assert width ** 2 == pytest.approx(total, rel=1e-12, abs=1e-15)
+        coupled = coupled_swap_terms(theta_hat, Q, best, radii)
+        exact = [max(challengers[swaps == m] @ theta_hat + radii[m - 1] * widths[swaps == m])
+                 for m in range(1, m_max + 1)]
+        assert np.all(coupled >= np.array(exact) - 1e-12 * (1 + np.abs(exact)))
+
+
 def test_icb_bound_is_icbs_statistic():
     rng = np.random.default_rng(3)
     for _ in range(100):
@@ -228,20 +260,22 @@ def _families(n: int, k: int, rng) -> dict:
     graded_radii = rng.uniform(0.0, 3.0, m_max)
     icb_radius = rng.uniform(0.0, 3.0)
     swaps = [_swap_directions(n, m) for m in range(1, m_max + 1)]
-    return {
+    families = {
         "pair": (_swap_directions(n, 1), np.full(n_pair_directions(n), pair_radius), pair_radius),
         "graded": (np.concatenate(swaps), np.concatenate([np.full(len(y), c) for y, c in zip(swaps, graded_radii,
                                                                                               strict=True)]),
                    graded_radii),
         "icb": (np.eye(n), np.full(n, icb_radius), icb_radius),
     }
+    families["spectral"] = families["graded"]  # the graded rule without the row bound
+    return families
 
 
 def _bound(name: str, theta_hat, Q, best, radius) -> float:
     if name == "pair":
         return pair_bound(theta_hat, Q, best, radius).value
-    if name == "graded":
-        return graded_bound(theta_hat, Q, best, radius).value
+    if name in ("graded", "spectral"):
+        return graded_bound(theta_hat, Q, best, radius, rows=name == "graded").value
     return icb_bound(theta_hat, Q, best, radius)
 
 
@@ -282,7 +316,7 @@ def _worst_gap(theta_hat, Q, best, k, directions, radii) -> float:
 
 def test_each_bound_covers_the_exact_worst_case_of_its_event():
     rng = np.random.default_rng(5)
-    ratios: dict[str, list[float]] = {"pair": [], "graded": [], "icb": []}
+    ratios: dict[str, list[float]] = {"pair": [], "graded": [], "spectral": [], "icb": []}
     for _ in range(40):
         n, k, theta_hat, Q, best = _random_instance(rng, max_n=6)  # n <= 6 keeps the LP count small
         for name, (directions, radii, radius) in _families(n, k, rng).items():

@@ -33,7 +33,10 @@ class SwapBound(StaticFullBandit):
       ``n (n - 1) / 2`` directions ``e_j - e_i`` (``O(n^3)``);
     * graded: ``max(0, max_m G_m + C_m sqrt(2 m lambda_max(P A^-1 P)))`` over the swap sizes
       ``m``, with ``G_m`` the best empirical m-swap gain and ``C_m`` a union over the
-      ``C(n, m) C(n - m, m) / 2`` m-swap directions at level ``delta_m`` (``O(n^3)``);
+      ``C(n, m) C(n - m, m) / 2`` m-swap directions at level ``delta_m`` (``O(n^3)``); each
+      term is replaced by a coupled row bound of the same quantity when that is smaller
+      (:func:`fullbandit.full.swap_bounds.coupled_swap_terms`: ``A^-1`` of a random support
+      is far from isotropic, and ``lambda_max`` charges every swap the worst direction);
     * icb: ICB's bound (Kuroki et al. 2020, Appendix A) over the ``n`` directions ``e_i``.
 
     Delta split. With ``rules="all"`` each bound gets ``delta / 3`` (the graded rule splits
