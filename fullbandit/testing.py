@@ -32,7 +32,7 @@ import numpy as np
 from fullbandit.base import Algorithm, ProtocolError
 from fullbandit.driver import run
 from fullbandit.environments import GaussianSum
-from fullbandit.params import invalid_value
+from fullbandit.params import Options, invalid_value
 from fullbandit.problem import PartitionMatroid, TopK
 from fullbandit.registry import AlgorithmSpec
 from fullbandit.state import StateError
@@ -272,6 +272,19 @@ def check_partition_matroid(spec: AlgorithmSpec) -> None:
     assert result.answer == problem.best(THETA), f"{result.answer} is not the best basis {problem.best(THETA)}"
 
 
+def check_every_option_value_runs(spec: AlgorithmSpec) -> None:
+    """Each allowed value of each string option, one at a time, gives a run that ends with the best pair."""
+    for name in spec.options:
+        for constraint in spec.cls.parameter_constraints[name]:
+            if not isinstance(constraint, Options):
+                continue
+            for value in sorted(constraint.values):
+                if name == "support" and value == "cyclic":
+                    continue  # needs gcd(n, k) = 1, which the check's instance (6, 2) does not have
+                result = run(_make(spec, **{name: value}), _environment(spec), progress=False)
+                assert result.answer == (0, 1), f"{name}={value!r}: answer {result.answer}"
+
+
 def check_easy_instance(spec: AlgorithmSpec) -> None:
     """On an instance with a wide gap the run ends with the best pair."""
     result = run(_make(spec), _environment(spec), progress=False)
@@ -286,5 +299,5 @@ CHECKS: tuple[Callable[[AlgorithmSpec], None], ...] = (
     check_run_does_not_write_parameters, check_save_and_resume_is_identical, check_budget_is_respected_exactly,
     check_small_budget_ends_cleanly, check_result_before_any_pull, check_invalid_parameters_are_refused,
     check_protocol_misuse_is_refused, check_corrupted_state_is_refused, check_partition_matroid,
-    check_easy_instance,
+    check_every_option_value_runs, check_easy_instance,
 )

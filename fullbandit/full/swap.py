@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fullbandit.estimation import LeastSquaresEstimate, confidence_radius
+from fullbandit.estimation import LeastSquaresEstimate
 from fullbandit.full.static import DEFAULT_BUDGET, STATIC_CONSTRAINTS, StaticFullBandit
 from fullbandit.full.swap_bounds import (
     graded_bound,
@@ -141,7 +141,8 @@ class SwapBound(StaticFullBandit):
         return swaps if rules == "graded" else n + swaps
 
     def _radius(self, t: int, delta: float, n_directions: int) -> float:
-        return confidence_radius(t, delta, self._noise_scale, n_directions, self.confidence)
+        # Through the static layer, which also knows the check index ``confidence="stitched"`` needs.
+        return self.radius(t, delta=delta, n_directions=n_directions)
 
     def _rule(self, estimate: LeastSquaresEstimate, radius: float):
         del radius  # several radii are needed, each with its own union and level (see Notes)
