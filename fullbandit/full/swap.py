@@ -68,7 +68,7 @@ class SwapBound(StaticFullBandit):
     -----
     The base class hands :meth:`_rule` one radius ``C_t`` built from :meth:`_n_directions`;
     this rule needs several radii (different ``|X|`` and levels) and computes them itself
-    with :func:`fullbandit.estimation.confidence_radius`, ignoring that argument. For
+    with :meth:`radius` (its share of ``delta``, its own ``|X|``), ignoring that argument. For
     reporting, ``union_bound`` (:meth:`_n_directions`) is the number of distinct directions
     the rule's events cover together (``n`` arms, plus the m-swap directions for every
     ``m <= min(k, n - k)``, the pairs being ``m = 1``); the radii actually used are in the
