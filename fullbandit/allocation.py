@@ -3,7 +3,8 @@ the deterministic tracking rule that turns proportions into a sequence of pulls.
 
 The tracking rule ignores rewards, so the sequence of pulls is fixed in advance and the
 confidence bounds of :mod:`fullbandit.estimation` apply (Soare et al. 2014; Kuroki et
-al. 2020, section 4, "static algorithm").
+al. 2020, section 4, "static algorithm"). The XY-optimal proportions for the swap
+directions are in :mod:`fullbandit.designs`.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from fullbandit._validation import InvalidParameterError, as_generator, check_ch
 
 SUPPORT_KINDS = ("auto", "cyclic", "random")
 RANDOM_SUPPORT_FACTOR = 4  # default random support size, in multiples of n (see random_support)
+AUTO_CONDITION_FACTOR = 3.0  # support="auto" stays within this factor of the best condition number
 
 
 def cyclic_windows(n: int, k: int) -> list[tuple[int, ...]]:
@@ -46,9 +48,10 @@ def cyclic_windows(n: int, k: int) -> list[tuple[int, ...]]:
     Notes
     -----
     Spanning is not conditioning: for ``n = 37, k = 10`` the smallest eigenvalue of the
-    circulant Gram matrix is about 0.01 against ``k^2 = 100`` for the largest, so a
-    uniform allocation over cyclic windows needs far more pulls than one over a larger
-    random support (``benchmarks/bench_core.py`` prints the condition numbers).
+    circulant Gram matrix is about 0.011 against ``k^2 = 100`` for the largest (condition
+    number 8,988, :func:`cyclic_condition_number`), so a uniform allocation over cyclic
+    windows needs far more pulls than one over a larger random support. ``support="auto"``
+    therefore takes them only when they are well conditioned (:func:`make_support`).
 
     Examples
     --------
@@ -63,6 +66,80 @@ def cyclic_windows(n: int, k: int) -> list[tuple[int, ...]]:
             f"cyclic windows span R^n only when gcd(n, k) = 1; gcd(n={n}, k={k}) = {math.gcd(n, k)}: "
             "use support='random'")
     return [tuple(sorted((i + j) % n for j in range(k))) for i in range(n)]
+
+
+def cyclic_condition_number(n: int, k: int) -> float:
+    """Condition number of the uniform design over the cyclic windows, in closed form.
+
+    The windows' Gram matrix ``X^T X`` is circulant, with eigenvalues
+    ``|sum_{j<k} w^{mj}|^2 = sin^2(pi m k / n) / sin^2(pi m / n)`` for ``m = 1, ..., n-1``
+    and ``k^2`` for ``m = 0`` (the largest), ``w = exp(2 pi i / n)``. O(n) work.
+
+    Parameters
+    ----------
+    n : int
+        Number of arms, ``n >= 2``.
+    k : int
+        Window size, ``1 <= k < n``.
+
+    Returns
+    -------
+    float
+        ``k^2 / min_m sin^2(pi m k / n) / sin^2(pi m / n)``; ``inf`` when
+        ``gcd(n, k) > 1`` (the windows do not span R^n).
+
+    Examples
+    --------
+    >>> from fullbandit.allocation import cyclic_condition_number, cyclic_windows, design_condition_number
+    >>> round(cyclic_condition_number(37, 10))
+    8988
+    >>> round(design_condition_number(37, cyclic_windows(37, 10)))
+    8988
+    >>> cyclic_condition_number(6, 2)
+    inf
+    """
+    n = check_int("n", n, low=2)
+    k = check_k(k, n)
+    if math.gcd(n, k) != 1:
+        return math.inf
+    m = np.arange(1, n)
+    eigenvalues = np.sin(np.pi * m * k / n) ** 2 / np.sin(np.pi * m / n) ** 2
+    return float(k * k / eigenvalues.min())
+
+
+def min_condition_number(n: int, k: int) -> float:
+    """The smallest condition number of ``A(p)`` over all designs on ``k``-subsets: ``k (n-1) / (n-k)``.
+
+    For proportions ``p`` over ``k``-subsets, ``trace A(p) = k`` and
+    ``1^T A(p) 1 / n = k^2 / n``, so ``lambda_max >= k^2 / n`` and
+    ``lambda_min <= (trace A - lambda_max) / (n - 1) <= k (n - k) / (n (n - 1))``; the
+    ratio is at least ``k (n-1) / (n-k)``. The uniform design over all ``C(n, k)`` subsets,
+    ``A = a I + b J``, attains it.
+
+    Parameters
+    ----------
+    n : int
+        Number of arms, ``n >= 2``.
+    k : int
+        Super-arm size, ``1 <= k < n``.
+
+    Returns
+    -------
+    float
+
+    Examples
+    --------
+    >>> import itertools
+    >>> from fullbandit.allocation import design_condition_number, min_condition_number
+    >>> round(min_condition_number(37, 10), 4)
+    13.3333
+    >>> support = list(itertools.combinations(range(7), 3))
+    >>> round(design_condition_number(7, support), 9), min_condition_number(7, 3)
+    (4.5, 4.5)
+    """
+    n = check_int("n", n, low=2)
+    k = check_k(k, n)
+    return k * (n - 1) / (n - k)
 
 
 def random_support(n: int, k: int, seed=None, size: int | None = None,
@@ -137,14 +214,16 @@ def random_support(n: int, k: int, seed=None, size: int | None = None,
                else problem.random_member(rng))
         if arm in seen:
             continue
-        x = np.zeros(n)
-        x[list(arm)] = 1.0
-        residual = x - basis[:rank].T @ (basis[:rank] @ x)
-        norm = float(np.linalg.norm(residual))
-        adds_rank = rank < n and norm > 1e-9 * math.sqrt(k)
-        if adds_rank:
-            basis[rank] = residual / norm
-            rank += 1
+        adds_rank = False
+        if rank < n:  # once the basis is complete no member can add to it
+            x = np.zeros(n)
+            x[list(arm)] = 1.0
+            residual = x - basis[:rank].T @ (basis[:rank] @ x)
+            norm = float(np.linalg.norm(residual))
+            adds_rank = norm > 1e-9 * math.sqrt(k)
+            if adds_rank:
+                basis[rank] = residual / norm
+                rank += 1
         if adds_rank or len(chosen) < size - (n - rank):
             chosen.append(arm)
             seen.add(arm)
@@ -163,10 +242,40 @@ def make_support(n: int, k: int, kind: str, seed=None,
                  size: int | None = None, problem=None) -> list[tuple[int, ...]]:
     """The support of a static allocation, by kind.
 
-    ``kind="auto"`` takes the ``n`` cyclic windows when they span R^n (``gcd(n, k) = 1``:
-    the smallest spanning support, deterministic), otherwise a random spanning support; an
-    explicit ``size`` other than ``n``, or a decision class other than top-k, asks for a
-    random support.
+    ``kind="auto"`` (top-k, ``size`` not given) never returns a badly conditioned support.
+    With ``kappa(S)`` the condition number of the uniform design over ``S``
+    (:func:`design_condition_number`) and ``kappa* = k (n-1) / (n-k)`` the smallest
+    condition number any design over ``k``-subsets can have (:func:`min_condition_number`),
+    the threshold is ``AUTO_CONDITION_FACTOR * kappa* = 3 kappa*``, and auto returns the first
+    candidate below it:
+
+    1. the cyclic windows, if ``gcd(n, k) = 1`` and their closed-form condition number
+       (:func:`cyclic_condition_number`) is below the threshold;
+    2. a seeded random support (:func:`random_support`) of ``min(4 n, C(n, k))`` members,
+       then of twice as many, and so on, each drawn from the continuing stream of
+       ``seed``. Once ``C(n, k)`` is reached the support is the whole class, whose
+       condition number is ``kappa*`` itself, so the loop ends.
+
+    Why: the windows are the smallest spanning support, but their conditioning grows
+    with ``n`` (8,988 at ``n = 37, k = 10``, where ``kappa* = 13.3``: 674 ``kappa*``;
+    26,533 at ``n = 63`` and 11,717 at ``n = 111``, ``k = 10``). For every
+    ``3 <= n <= 300`` and ``k`` with ``gcd(n, k) = 1`` they are below ``3 kappa*`` only for
+    ``k = 1`` and ``k = n - 1``, where they are the whole class; otherwise at least
+    ``3.93 kappa*`` (``n = 5``, where the class has only ``C(5, 2) = 10 <= 4 n`` members),
+    and at least ``6.49 kappa*`` whenever ``C(n, k) > 4 n`` (``n = 7, k = 3``). Random
+    supports (5 seeds, ``n <= 120``): ``4 n`` members give 3.4 to 4.7 ``kappa*`` at
+    ``k = 10``, 4 to 6 at ``k = 5``, and up to 16 ``kappa*`` at ``k = 2, 3`` (sparse random
+    graphs have arms in few members); ``8 n`` members give 2.1 to 2.6 ``kappa*`` at
+    ``k = 5, 10`` and up to 4.1 at ``k = 2, 3``; ``16 n`` give 1.7 to 2.2. So auto
+    typically takes ``8 n`` members for ``k >= 5`` and ``8 n`` or ``16 n`` for
+    ``k = 2, 3``. Pulls follow conditioning: the largest swap variance
+    ``max_{i != j} ||e_i - e_j||^2_{A^-1}`` of a uniform design at ``n = 111, k = 10`` is
+    2,442 for the windows, 51 with ``4 n``, 40 with ``8 n`` and 33 with ``16 n`` random
+    members (24 for the whole class).
+
+    An explicit ``size`` asks for a random support of that size (no conditioning check);
+    a decision class other than top-k gets a random support of its own members of the
+    default size (the bound ``kappa*`` need not be attainable within the class).
 
     Parameters
     ----------
@@ -180,7 +289,7 @@ def make_support(n: int, k: int, kind: str, seed=None,
     seed : None, int, SeedSequence or Generator
         Source of a random support (unused for cyclic windows).
     size : int, optional
-        Size of a random support (default: :func:`random_support`'s).
+        Size of a random support (default: :func:`random_support`'s, or the rule above).
     problem : DecisionClass, optional
         Restrict a random support to this class (cyclic windows need top-k).
 
@@ -191,23 +300,45 @@ def make_support(n: int, k: int, kind: str, seed=None,
 
     Examples
     --------
-    >>> from fullbandit.allocation import make_support
-    >>> make_support(5, 2, "auto")
+    >>> from fullbandit.allocation import design_condition_number, make_support, min_condition_number
+    >>> support = make_support(37, 10, "auto", seed=0)  # the windows' 8,988 is far above 3 * 13.3
+    >>> len(support), design_condition_number(37, support) <= 3 * min_condition_number(37, 10)
+    (296, True)
+    >>> make_support(5, 1, "auto")  # k = 1: the windows are the whole class
+    [(0,), (1,), (2,), (3,), (4,)]
+    >>> make_support(5, 2, "cyclic")
     [(0, 1), (1, 2), (2, 3), (3, 4), (0, 4)]
-    >>> len(make_support(6, 2, "auto", seed=0))  # gcd(6, 2) = 2: a random support
+    >>> len(make_support(6, 2, "auto", seed=0))  # min(4 n, C(6, 2)): the whole class
     15
     """
     check_choice("support", kind, SUPPORT_KINDS)
     restricted = problem is not None and type(problem).__name__ != "TopK"
     if kind == "cyclic" and restricted:
         raise InvalidParameterError("support='cyclic' needs the top-k class; use support='random'")
-    if kind == "auto":
-        kind = "cyclic" if math.gcd(n, k) == 1 and size in (None, n) and not restricted else "random"
+    if kind == "auto" and size is None and not restricted:
+        return _well_conditioned_support(n, k, seed)
     if kind == "cyclic":
         if size is not None and size != n:
             raise InvalidParameterError(f"support_size={size} must be None or n={n} with support='cyclic'")
         return cyclic_windows(n, k)
     return random_support(n, k, seed, size, problem=problem if restricted else None)
+
+
+def _well_conditioned_support(n: int, k: int, seed) -> list[tuple[int, ...]]:
+    """The rule of ``make_support(kind="auto")`` for top-k."""
+    n = check_int("n", n, low=2)
+    k = check_k(k, n)
+    threshold = AUTO_CONDITION_FACTOR * min_condition_number(n, k)
+    if cyclic_condition_number(n, k) <= threshold:
+        return cyclic_windows(n, k)
+    rng = as_generator(seed)
+    total = math.comb(n, k)
+    size = min(RANDOM_SUPPORT_FACTOR * n, total)
+    while True:
+        support = random_support(n, k, rng, size)
+        if size == total or design_condition_number(n, support) <= threshold:
+            return support
+        size = min(2 * size, total)
 
 
 def design_condition_number(n: int, support, proportions=None) -> float:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from fractions import Fraction
 
@@ -10,8 +11,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import fullbandit as fb
 from fullbandit._validation import InvalidParameterError
-from fullbandit.allocation import Tracker, cyclic_windows, design_condition_number, make_support, random_support
+from fullbandit.allocation import (
+    Tracker,
+    cyclic_condition_number,
+    cyclic_windows,
+    design_condition_number,
+    make_support,
+    min_condition_number,
+    random_support,
+)
 
 
 def design_matrix(n, support):
@@ -116,16 +126,99 @@ def test_random_support_bad_size(size):
 
 # --- make_support --------------------------------------------------------------------------
 
-def test_make_support_auto_picks_cyclic_iff_gcd_one():
-    for n in range(3, 16):
+AUTO_KS = (2, 3, 5, 10)
+
+
+def _auto_threshold(n, k):
+    # the stated rule: within AUTO_CONDITION_FACTOR = 3 of the best possible k (n-1) / (n-k)
+    return 3.0 * k * (n - 1) / (n - k)
+
+
+def _check_auto(n, k, seed):
+    support = make_support(n, k, "auto", seed)
+    assert_valid_subsets(n, k, support)
+    assert np.linalg.matrix_rank(design_matrix(n, support)) == n
+    assert design_condition_number(n, support) <= _auto_threshold(n, k), (n, k, len(support))
+    return support
+
+
+@pytest.mark.parametrize("k", AUTO_KS)
+def test_auto_support_is_well_conditioned_on_a_sample_of_sizes(k):
+    for n in sorted(set(range(k + 1, 121, 6)) | {37, 63, 111}):
+        _check_auto(n, k, seed=1000 * n + k)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("k", AUTO_KS)
+def test_auto_support_is_well_conditioned_for_every_size(k):
+    for n in range(max(5, k + 1), 121):
+        _check_auto(n, k, seed=1000 * n + k)
+
+
+def test_auto_support_avoids_the_badly_conditioned_cyclic_windows():
+    # The old rule took the windows whenever gcd(n, k) = 1: at n = 37, k = 10 their condition
+    # number is 8,988, 674 times the best possible 13.3 (and far above the threshold 40).
+    for n in (37, 63, 111):
+        windows = cyclic_windows(n, 10)
+        assert design_condition_number(n, windows) > 100 * _auto_threshold(n, 10)
+        support = _check_auto(n, 10, seed=0)
+        assert support != windows
+        assert len(support) == 8 * n  # 4 n random members are not enough here, 8 n are
+
+
+def test_auto_support_takes_the_windows_only_when_they_are_the_whole_class():
+    for n in range(3, 40):
         for k in range(1, n):
-            support = make_support(n, k, "auto", n * 100 + k)
-            assert_valid_subsets(n, k, support)
-            assert np.linalg.matrix_rank(design_matrix(n, support)) == n
+            if math.gcd(n, k) == 1 and cyclic_condition_number(n, k) <= _auto_threshold(n, k):
+                assert k in (1, n - 1)
+                assert make_support(n, k, "auto", seed=0) == cyclic_windows(n, k)
+
+
+def test_auto_support_is_reproducible_and_seeded():
+    assert make_support(40, 10, "auto", seed=3) == make_support(40, 10, "auto", seed=np.random.default_rng(3))
+    assert make_support(40, 10, "auto", seed=3) != make_support(40, 10, "auto", seed=4)
+
+
+def test_auto_support_doubles_a_random_support_until_it_is_well_conditioned():
+    # Replay the rule with the same stream: 4 n members, then 8 n, ... from one generator.
+    n, k = 40, 3
+    rng = np.random.default_rng(11)
+    expected, size = None, 4 * n
+    while expected is None:
+        candidate = random_support(n, k, rng, size)
+        if design_condition_number(n, candidate) <= _auto_threshold(n, k):
+            expected = candidate
+        size *= 2
+    assert make_support(n, k, "auto", seed=11) == expected
+
+
+def test_auto_support_with_an_explicit_size_or_another_class_is_random():
+    assert make_support(11, 3, "auto", seed=5, size=11) == random_support(11, 3, seed=5, size=11)
+    problem = fb.PartitionMatroid(groups=(0, 0, 1, 1, 2, 2), capacities=(1, 1, 1), k=2)
+    assert make_support(6, 2, "auto", seed=5, problem=problem) == \
+        random_support(6, 2, seed=5, problem=problem)
+
+
+def test_cyclic_condition_number_closed_form():
+    for n in range(2, 31):
+        for k in range(1, n):
             if math.gcd(n, k) == 1:
-                assert support == [tuple(sorted((i + j) % n for j in range(k))) for i in range(n)]
+                assert cyclic_condition_number(n, k) == pytest.approx(
+                    design_condition_number(n, cyclic_windows(n, k)), rel=1e-6)
             else:
-                assert support == random_support(n, k, seed=n * 100 + k)
+                assert cyclic_condition_number(n, k) == math.inf
+
+
+def test_min_condition_number_is_attained_by_the_class_and_never_beaten():
+    rng = np.random.default_rng(8)
+    for n in range(2, 9):
+        for k in range(1, n):
+            whole = list(itertools.combinations(range(n), k))
+            bound = min_condition_number(n, k)
+            assert design_condition_number(n, whole) == pytest.approx(bound, rel=1e-9)
+            for _ in range(5):  # any weights over any k-subsets stay above it
+                weights = rng.dirichlet(np.full(len(whole), 0.3))
+                assert design_condition_number(n, whole, weights) >= bound * (1 - 1e-9)
 
 
 def test_make_support_explicit_kinds():
