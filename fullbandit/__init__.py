@@ -13,7 +13,7 @@ from fullbandit.base import Algorithm, ProtocolError, Pull, StoppingCheck
 from fullbandit.driver import run
 from fullbandit.environments import BernoulliTeam, Environment, GaussianSum, Replay
 from fullbandit.estimation import SingularDesignError, confidence_radius
-from fullbandit.full import ICB, SAFOA, SAQM, Exhaustive, SwapBound
+from fullbandit.full import ICB, SAFOA, SAQM, Exhaustive, PhasedSwap, SwapBound
 from fullbandit.lower_bound import LowerBound, lower_bound
 from fullbandit.problem import DecisionClass, PartitionMatroid, TopK
 from fullbandit.result import Result, StopReason
@@ -28,7 +28,8 @@ load = Algorithm.load
 
 __all__ = [
     "run", "load", "registry", "lower_bound", "LowerBound", "Algorithm", "Pull", "StoppingCheck", "StopReason",
-    "SAQM", "SAFOA", "ICB", "Exhaustive", "SwapBound", "TopK", "PartitionMatroid", "DecisionClass", "Result",
+    "SAQM", "SAFOA", "ICB", "Exhaustive", "SwapBound", "PhasedSwap", "TopK", "PartitionMatroid", "DecisionClass",
+    "Result",
     "Environment", "GaussianSum", "BernoulliTeam", "Replay", "confidence_radius", "InvalidParameterError",
     "SingularDesignError", "ProtocolError", "StateError", "__version__",
 ]

@@ -16,9 +16,11 @@ import numpy as np
 
 from fullbandit._validation import InvalidParameterError, as_generator, check_choice, check_int, check_k
 
-SUPPORT_KINDS = ("auto", "cyclic", "random")
+SUPPORT_KINDS = ("auto", "swap-optimal", "cyclic", "random")
 RANDOM_SUPPORT_FACTOR = 4  # default random support size, in multiples of n (see random_support)
 AUTO_CONDITION_FACTOR = 3.0  # support="auto" stays within this factor of the best condition number
+SWAP_OPTIMAL_FACTOR = 1.1  # support="swap-optimal" stays within this factor of the best swap variance
+SUPPORT_ENTRY_CAP = 1 << 22  # largest support size times n that "swap-optimal" grows to (32 MB of indicators)
 
 
 def cyclic_windows(n: int, k: int) -> list[tuple[int, ...]]:
@@ -284,9 +286,15 @@ def make_support(n: int, k: int, kind: str, seed=None,
         Number of arms.
     k : int
         Super-arm size.
-    kind : {"auto", "cyclic", "random"}
-        See above; ``"cyclic"`` is :func:`cyclic_windows`, ``"random"`` is
-        :func:`random_support`.
+    kind : {"auto", "swap-optimal", "cyclic", "random"}
+        See above; ``"swap-optimal"`` (top-k, ``size`` not given) draws seeded random
+        supports of ``8 n``, ``16 n``, ... members until the uniform design's largest swap
+        variance (:func:`swap_variance`) is within ``SWAP_OPTIMAL_FACTOR = 1.1`` of the
+        optimum :func:`optimal_swap_variance` (that of the whole class), the whole class is
+        reached, or ``size * n`` reaches ``2^22`` (32 MB of indicators). Measured with seed
+        0: 32 n members come within 1.14 to 1.21 of the optimum at ``n = 36, 55, 111``,
+        ``k = 10``, and 64 n within 1.09 to 1.13, against 1.46 to 1.53 for 8 n. ``"cyclic"``
+        is :func:`cyclic_windows`, ``"random"`` is :func:`random_support`.
     seed : None, int, SeedSequence or Generator
         Source of a random support (unused for cyclic windows).
     size : int, optional
@@ -318,6 +326,8 @@ def make_support(n: int, k: int, kind: str, seed=None,
         raise InvalidParameterError("support='cyclic' needs the top-k class; use support='random'")
     if kind == "auto" and size is None and not restricted:
         return _well_conditioned_support(n, k, seed)
+    if kind == "swap-optimal" and size is None and not restricted:
+        return _swap_optimal_support(n, k, seed)
     if kind == "cyclic":
         if size is not None and size != n:
             raise InvalidParameterError(f"support_size={size} must be None or n={n} with support='cyclic'")
@@ -340,6 +350,70 @@ def _well_conditioned_support(n: int, k: int, seed) -> list[tuple[int, ...]]:
         if size == total or design_condition_number(n, support) <= threshold:
             return support
         size = min(2 * size, total)
+
+
+def _swap_optimal_support(n: int, k: int, seed) -> list[tuple[int, ...]]:
+    """The rule of ``make_support(kind="swap-optimal")`` for top-k."""
+    n = check_int("n", n, low=2)
+    k = check_k(k, n)
+    target = SWAP_OPTIMAL_FACTOR * optimal_swap_variance(n, k)
+    rng = as_generator(seed)
+    largest = min(math.comb(n, k), max(n, SUPPORT_ENTRY_CAP // n))
+    size = min(2 * RANDOM_SUPPORT_FACTOR * n, largest)
+    while True:
+        support = random_support(n, k, rng, size)
+        if size == largest or swap_variance(n, support) <= target:
+            return support
+        size = min(2 * size, largest)
+
+
+def optimal_swap_variance(n: int, k: int) -> float:
+    """The least ``max_{i != j} ||e_i - e_j||^2_{A(p)^-1}`` over designs on ``k``-subsets: ``2 n (n-1) / (k (n-k))``.
+
+    ``A(p) = sum_S p_S x_S x_S^T`` over ``k``-subsets. ``f(A) = max_{i != j} (e_i - e_j)^T A^-1 (e_i - e_j)``
+    is convex in ``A`` and invariant under permuting the arms, so averaging any design over
+    all permutations (which gives the uniform design over all ``C(n, k)`` subsets) does
+    not increase it: the uniform design is optimal (XY-optimal for the swap directions,
+    Soare et al. 2014). There ``A = a I + b 1 1^T`` with ``a = k (n-k) / (n (n-1))``, and for
+    ``y`` orthogonal to ``1``, ``y^T A^-1 y = ||y||^2 / a``.
+
+    Examples
+    --------
+    >>> import itertools
+    >>> from fullbandit.allocation import optimal_swap_variance, swap_variance
+    >>> whole = list(itertools.combinations(range(7), 3))
+    >>> round(swap_variance(7, whole), 9), optimal_swap_variance(7, 3)
+    (7.0, 7.0)
+    """
+    n = check_int("n", n, low=2)
+    k = check_k(k, n)
+    return 2.0 * n * (n - 1) / (k * (n - k))
+
+
+def swap_variance(n: int, support, proportions=None) -> float:
+    """``max_{i != j} ||e_i - e_j||^2_{A(p)^-1}`` of the design ``p`` over ``support`` (uniform by default).
+
+    The variance, in units of ``R^2`` per pull, of the least-squares estimate of the worst
+    difference of two means; ``inf`` for a support that does not span R^n.
+
+    Examples
+    --------
+    >>> from fullbandit.allocation import swap_variance
+    >>> round(swap_variance(3, [(0, 1), (1, 2), (0, 2)]), 9)   # A = (I + 1 1^T) / 3
+    6.0
+    """
+    matrix = _indicator_matrix(n, support)
+    weights = np.full(len(matrix), 1.0 / len(matrix)) if proportions is None \
+        else np.asarray(proportions, dtype=float) / np.sum(proportions)
+    gram = matrix.T @ (weights[:, None] * matrix)
+    try:
+        inverse = np.linalg.inv(gram)
+    except np.linalg.LinAlgError:
+        return math.inf
+    if not np.all(np.isfinite(inverse)) or np.linalg.matrix_rank(gram) < n:
+        return math.inf
+    d = np.diag(inverse)
+    return float(np.max(d[:, None] + d[None, :] - 2.0 * inverse))
 
 
 def design_condition_number(n: int, support, proportions=None) -> float:

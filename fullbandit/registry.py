@@ -28,7 +28,7 @@ from typing import Any
 
 from fullbandit._validation import InvalidParameterError
 from fullbandit.base import Algorithm
-from fullbandit.full import ICB, SAFOA, SAQM, Exhaustive, SwapBound
+from fullbandit.full import ICB, SAFOA, SAQM, Exhaustive, PhasedSwap, SwapBound
 from fullbandit.problem import DecisionClass
 
 
@@ -177,3 +177,5 @@ register(AlgorithmSpec("icb", ICB, summary="Kuroki et al. 2020, Appendix A: inde
 register(AlgorithmSpec("exhaustive", Exhaustive, summary="Kuroki et al. 2020, Appendix E: exact gap objective (5) "
                                                          "by enumeration"))
 register(AlgorithmSpec("swap", SwapBound, summary="Issue 9: min of certified gap bounds over swap directions, top-k"))
+register(AlgorithmSpec("phased", PhasedSwap, summary="Issue 9: adaptive phases that accept and reject arms and "
+                                                 "re-design around the undecided swaps, top-k"))

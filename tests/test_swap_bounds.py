@@ -333,7 +333,8 @@ def test_each_bound_covers_the_exact_worst_case_of_its_event():
 # --- the algorithm's rule -------------------------------------------------------------------
 def _estimate(n: int, k: int, seed: int):
     rng = np.random.default_rng(seed)
-    algorithm = SwapBound(fb.TopK(n, k), noise_scale=0.7, delta=0.09, support="random", seed=seed)
+    algorithm = SwapBound(fb.TopK(n, k), noise_scale=0.7, delta=0.09, support="random",
+                          confidence="tight", seed=seed)
     environment = fb.GaussianSum(rng.uniform(0, 1, n), sigma=0.7, seed=seed)
     algorithm.setup()
     while not algorithm.done and algorithm.n_pulls < 40 * n:

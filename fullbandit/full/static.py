@@ -73,16 +73,20 @@ class StaticFullBandit(Algorithm):
         Which constant ``C_t`` (:func:`fullbandit.estimation.confidence_radius`):
         ``"stitched"`` unions over the stopping checks of the fixed geometric schedule
         rather than over every round (smaller, same guarantee at the checks).
-    support : {"auto", "cyclic", "random"} or sequence of super-arms
+    support : {"auto", "swap-optimal", "cyclic", "random"} or sequence of super-arms
         The support of the allocation (:func:`fullbandit.allocation.make_support`), or an
         explicit list of distinct super-arms spanning R^n. ``"auto"`` (top-k) takes the
         first of the cyclic windows, then seeded random supports of ``4 n``, ``8 n``, ...
         members whose condition number is within 3 times the smallest possible,
         ``k (n-1) / (n-k)`` (usually ``8 n`` random members; the windows only when they
-        are the whole class); ``"cyclic"`` and ``"random"`` (``4 n`` members) are explicit.
+        are the whole class); ``"swap-optimal"`` (top-k) grows random supports from ``8 n``
+        members until their largest swap variance is within 10% of the best possible (the
+        default of :class:`fullbandit.full.SwapBound`); ``"cyclic"`` and ``"random"``
+        (``4 n`` members) are explicit.
     support_size : int, optional
         Size of a random support (default ``4 n`` with ``support="random"``; with
-        ``"auto"``, given a size, a random support of that size without the check).
+        ``"auto"`` or ``"swap-optimal"``, given a size, a random support of that size
+        without the check).
     allocation : {"uniform", "g-optimal", "xy-optimal"}
         Proportions over the support: equal; the G-optimal design over it
         (:func:`fullbandit.allocation.g_optimal_allocation`, Appendix D); or the

@@ -61,7 +61,17 @@ class SwapBound(StaticFullBandit):
     rules : {"all", "pair", "graded"}
         The bounds to take the minimum of: all three at ``delta / 3`` each (default), or
         one rule alone at ``delta``.
-    epsilon, delta, noise_scale, confidence, support, support_size, allocation, budget, check_growth, stop_on_rule, seed
+    confidence : {"stitched", "tight", "paper"}
+        As in :class:`fullbandit.full.static.StaticFullBandit`, but ``"stitched"`` by default
+        (the union over the stopping checks: same guarantee, ``log log t`` instead of ``log t``).
+    support : {"swap-optimal", "auto", "cyclic", "random"} or sequence of super-arms
+        As in :class:`fullbandit.full.static.StaticFullBandit`, but ``"swap-optimal"`` by
+        default: a random support whose uniform design's largest swap variance is within
+        10% of the best any design can have (:func:`fullbandit.allocation.make_support`),
+        which is what every bound of this rule is made of. On the quiz data
+        (``k = 10``, Bernoulli workers, ``epsilon = 0.5``) it needed 1.7 to 1.8 times fewer
+        pulls than ``"auto"``'s ``8 n`` members.
+    epsilon, delta, noise_scale, support_size, allocation, budget, check_growth, stop_on_rule, seed
         See :class:`fullbandit.full.static.StaticFullBandit`.
 
     Notes
@@ -104,7 +114,7 @@ class SwapBound(StaticFullBandit):
     parameter_constraints = {**STATIC_CONSTRAINTS, "rules": [Options(RULES)]}
 
     def __init__(self, problem, *, rules: str = "all", epsilon: float = 0.0, delta: float = 0.05,
-                 noise_scale: float | None = None, confidence: str = "tight", support="auto",
+                 noise_scale: float | None = None, confidence: str = "stitched", support="swap-optimal",
                  support_size: int | None = None, allocation: str = "uniform", budget: int = DEFAULT_BUDGET,
                  check_growth: float = 0.05, stop_on_rule: bool = True, seed=None):
         self.rules = rules

@@ -1,0 +1,426 @@
+"""PhasedSwap: an adaptive, certified top-k algorithm that accepts and rejects arms and
+re-designs its pulls around the arms still in doubt."""
+
+from __future__ import annotations
+
+import math
+from typing import ClassVar
+
+import numpy as np
+
+from fullbandit._validation import InvalidParameterError
+from fullbandit.allocation import Tracker, make_support, optimal_swap_variance, swap_variance
+from fullbandit.base import Algorithm, StoppingCheck
+from fullbandit.estimation import LeastSquaresEstimate, SingularDesignError, StaticDesign, confidence_radius
+from fullbandit.full.static import DEFAULT_BUDGET
+from fullbandit.full.swap_bounds import (
+    graded_bound,
+    graded_deltas,
+    max_swaps,
+    n_pair_directions,
+    n_swap_directions,
+    pair_bound,
+    pair_widths,
+)
+from fullbandit.params import SEED, Interval, Options
+from fullbandit.problem import TopK
+from fullbandit.state import StateError, StateReader
+
+PHASED_CONFIDENCE = ("stitched", "tight")
+
+
+class PhasedSwap(Algorithm):
+    """Phased accept/reject over swap directions, (epsilon, delta)-PAC for top-k, adaptive.
+
+    The run is a sequence of *phases*. Each phase is a static design over the arms still in
+    doubt, ``U``: it pulls ``k``-subsets made of ``s`` arms of ``U`` and a fixed *filler* of
+    ``k - s`` arms already decided, from a seeded random support over the ``s``-subsets of
+    ``U`` (:func:`fullbandit.allocation.make_support` with ``"swap-optimal"`` on ``|U|`` arms,
+    uniform proportions),
+    with ``s`` as close to ``|U| / 2`` as the fillers allow (the balanced design: a swap's
+    variance per pull is ``2 u (u - 1) / (s (u - s))`` for the uniform design over
+    ``s``-subsets of ``u`` arms, 8 at ``s = u / 2`` against 24 at ``s = 10, u = 111``). Only
+    the phase's own pulls enter its estimate: as every pull holds exactly ``s`` arms of ``U``,
+    the filler's total ``theta(F) = (theta(F) / s) 1^T z`` is absorbed into a shift of all
+    of ``U``'s means, and least squares over ``U`` alone identifies every difference
+    ``theta_i - theta_j`` exactly.
+
+    At each stopping check of the phase (the geometric schedule of the static
+    algorithms, counted in the phase's pulls) with radius ``C`` and pair widths
+    ``w_ij = ||e_i - e_j||_{A^-1}``, an arm ``i`` of the undecided set ``V`` *beats* ``j`` when
+    ``theta_hat_i - theta_hat_j - C w_ij > 0``; with ``k'`` arms still to choose, ``i`` is
+    *accepted* if it beats at least ``|V| - k'`` arms of ``V``, and ``j`` *rejected* if at
+    least ``k'`` arms beat it. The answer is the accepted arms plus the top ``k'`` of
+    ``theta_hat`` over ``V``; its gap is bounded by the smaller of the pair rule
+    (:func:`fullbandit.full.swap_bounds.pair_bound`, a maximum-weight matching of the
+    optimistic swap gains) and the graded rule (:func:`fullbandit.full.swap_bounds.graded_bound`)
+    over ``V``, and the run stops when that bound is at most ``epsilon`` (or when every arm
+    is decided: gap 0). When the decisions have shrunk ``V`` so much that
+    a new balanced design over it would need at most ``restart_ratio`` times the pulls of
+    the current one for the same swap precision (largest swap variance per pull, new
+    against current), a new phase starts over ``V`` and the old pulls are set aside.
+
+    Guarantee (proof). Phase ``l`` uses the level ``delta_l = 6 delta / (pi^2 l^2)`` (these sum
+    to ``delta``), split in half: the pair event, a union over the ``|U|(|U| - 1) / 2`` pair
+    directions of its ``U``, at ``delta_l / 2``; the graded events, over the ``m``-swap
+    directions among ``U`` (``m`` up to the phase's largest swap size, levels
+    ``(delta_l / 2) 6 / (pi^2 m^2)``, as in :class:`fullbandit.full.SwapBound`), at
+    ``delta_l / 2``; each also a union over the phase's checks (``confidence="stitched"``:
+    the ``j``-th check of the phase gets ``6 / (pi^2 j^2)`` of its level; ``"tight"``: over
+    every round). Given everything before the phase, its support, fillers and check
+    schedule are fixed before any of its rewards is drawn, so the fixed-design bound
+    (Soare, Lazaric, Munos 2014, Proposition 1) holds on its pulls: with probability at
+    least ``1 - delta_l``, ``|(theta_i - theta_j) - (theta_hat_i - theta_hat_j)| <= C w_ij``
+    for all pairs of ``U``, and the m-swap bounds hold, at every check of the phase (the
+    arms decided during a phase only shrink the sets the bounds are taken over). By the
+    union over phases, with probability at least ``1 - delta`` this holds in every phase. On that event, by induction over the checks,
+    some optimal team contains every accepted arm and no rejected one: if ``i`` beats
+    ``|V| - k'`` arms of ``V`` then ``theta_i > theta_j`` for all of them, at most ``k' - 1``
+    other arms of ``V`` have a mean ``>= theta_i``, so ``i`` is in every top-``k'`` of ``V``
+    (and symmetrically for a rejection). The gap of the answer is then the gap of its part
+    in ``V`` against the best ``k'`` of ``V``, which both rules bound (their proofs in
+    :mod:`fullbandit.full.swap_bounds` need only the directions among ``V``, which are
+    among ``U``'s). So when the
+    rule fires the answer is ``epsilon``-optimal. The phase ends are data-dependent, but
+    the bound of a phase holds at all its checks at once, and a new phase's noise is
+    independent of how it was chosen.
+
+    Parameters
+    ----------
+    problem : TopK
+    epsilon : float
+        Tolerance on the answer's gap.
+    delta : float
+        Error probability, ``0 < delta < 1``.
+    noise_scale : float, optional
+        Sub-Gaussian scale ``R`` of one observed sum (``None``: :func:`fullbandit.run` takes
+        the environment's).
+    confidence : {"stitched", "tight"}
+        The union over a phase's checks, or over its every round
+        (:func:`fullbandit.estimation.confidence_radius`).
+    restart_ratio : float
+        Start a new phase when the new design's largest swap variance per pull is at most
+        this fraction of the current design's (both over the arms still in doubt).
+        Smaller: fewer restarts. Any value keeps the guarantee.
+    budget : int
+        Pull cap (pulls of ended phases count).
+    check_growth : float
+        Stopping checks at ``max(t + 1, ceil((1 + check_growth) t))`` pulls of the phase.
+    seed : None, int, SeedSequence or Generator
+        The one source of randomness (the phases' supports).
+
+    Notes
+    -----
+    Choices of this implementation, which no paper fixes: exact accept/reject decisions
+    (``epsilon`` enters only the final pair bound); the balanced subset size; the restart
+    rule, derived from comparing the pulls needed to reach a swap precision below the
+    current one by continuing (``v_cur / w^2 - T``) or restarting (``v_new / w^2``), which
+    favours a restart for every target precision ``w`` below ``w_cur sqrt(1 - v_new / v_cur)``;
+    and the fillers (accepted arms first, then rejected ones, in index order). Pulls of an
+    ended phase that are told late are counted but not used.
+
+    References
+    ----------
+    I. Rejwan, Y. Mansour. Top-k combinatorial bandits with full-bandit feedback. ALT 2020
+    (CSAR: successive accepts and rejects with full-bandit feedback).
+    T. Fiez, L. Jain, K. Jamieson, L. Ratliff. Sequential experimental design for
+    transductive linear bandits. NeurIPS 2019 (RAGE: phased designs over the directions
+    still in doubt, each phase on its own pulls).
+    M. Soare, A. Lazaric, R. Munos. Best-arm identification in linear bandits. NeurIPS 2014,
+    Proposition 1.
+
+    Examples
+    --------
+    >>> import fullbandit as fb
+    >>> from fullbandit.full import PhasedSwap
+    >>> environment = fb.GaussianSum([1.0, 0.9, 0.8, 0.2, 0.1, 0.0, 0.0, 0.1], sigma=0.3, seed=1)
+    >>> result = fb.run(PhasedSwap(fb.TopK(8, 3), epsilon=0.05, seed=2), environment, progress=False)
+    >>> result.answer, result.certified, result.gap_bound <= 0.05
+    ((0, 1, 2), True, True)
+    >>> result.constants["phase"] >= 1
+    True
+    """
+
+    name = "phased"
+    decision_classes = (TopK,)
+    problem: TopK
+    parameter_constraints: ClassVar[dict[str, list]] = {
+        "epsilon": [Interval(float, 0, None)],
+        "delta": [Interval(float, 0, 1, closed="neither")],
+        "noise_scale": [None, Interval(float, 0, None, closed="neither")],
+        "confidence": [Options(PHASED_CONFIDENCE)],
+        "restart_ratio": [Interval(float, 0, 1, closed="right")],
+        "budget": [Interval(int, 1, None)],
+        "check_growth": [Interval(float, 0, None)],
+        "seed": [SEED],
+    }
+
+    def __init__(self, problem, *, epsilon: float = 0.0, delta: float = 0.05, noise_scale: float | None = None,
+                 confidence: str = "stitched", restart_ratio: float = 0.5, budget: int = DEFAULT_BUDGET,
+                 check_growth: float = 0.05, seed=None):
+        self.problem = problem
+        self.epsilon = epsilon
+        self.delta = delta
+        self.noise_scale = noise_scale
+        self.confidence = confidence
+        self.restart_ratio = restart_ratio
+        self.budget = budget
+        self.check_growth = check_growth
+        self.seed = seed
+
+    # --- phases ----------------------------------------------------------------------------
+    def _build(self, rng: np.random.Generator, noise_scale: float | None) -> None:
+        scale = self.noise_scale if self.noise_scale is not None else noise_scale
+        if scale is None:
+            raise InvalidParameterError(
+                "PhasedSwap: noise_scale is not set: pass noise_scale=R (the sub-Gaussian scale of an observed "
+                "sum) or use fullbandit.run(), which takes it from the environment")
+        self._noise_scale = float(scale)
+        self._accepted: list[int] = []
+        self._rejected: list[int] = []
+        self._phase = 0
+        self._set_aside = 0
+        self._carry: tuple[tuple[int, ...] | None, float] = (None, math.inf)
+        self._start_phase(*self._propose(list(range(self.problem.n))))
+
+    def _propose(self, undecided: list[int]) -> tuple[list[int], int, list[int], list]:
+        """A phase design over ``undecided``: ``(undecided, s, fillers, local support)``."""
+        k, u = self.problem.k, len(undecided)
+        decided = sorted(self._accepted) + sorted(self._rejected)
+        size = self._subset_size(u)
+        fillers = decided[:k - size]
+        support = make_support(u, size, "swap-optimal", self._rng)
+        return undecided, size, fillers, support
+
+    def _subset_size(self, u: int) -> int:
+        """How many of ``u`` undecided arms a pull holds: ``u / 2`` if the decided arms can fill the rest."""
+        k = self.problem.k
+        low, high = max(1, k - (self.problem.n - u)), min(k, u - 1)
+        return int(min(max(round(u / 2), low), high))
+
+    def _start_phase(self, undecided, size, fillers, support, counts=None) -> None:
+        self._phase += 1
+        self._undecided = tuple(int(i) for i in undecided)
+        self._size = int(size)
+        self._fillers = tuple(int(i) for i in fillers)
+        self._design = StaticDesign(len(self._undecided), support)
+        self._arms = [tuple(sorted(self._fillers + tuple(self._undecided[i] for i in member)))
+                      for member in self._design.support]
+        self._tracker = Tracker(np.ones(len(support)), counts=counts)
+        self._plan = [0] * len(support)
+        self._planned = 0
+        self._cursor = 0
+        self._next_check = len(support)
+        self._phase_checks = 0
+        self._phase_swaps = max(1, max_swaps(len(self._undecided), self.problem.k - len(self._accepted)))
+
+    def _live(self) -> tuple[np.ndarray, int]:
+        """Local indices (in the phase's ``U``) of the arms still undecided, and how many to choose."""
+        decided = set(self._accepted) | set(self._rejected)
+        live = np.array([i for i, arm in enumerate(self._undecided) if arm not in decided], dtype=int)
+        return live, self.problem.k - len(self._accepted)
+
+    def phase_level(self) -> float:
+        """``delta_l = 6 delta / (pi^2 l^2)`` of the current phase ``l``; the pair and graded events get half each."""
+        self.setup()
+        return 6.0 * self.delta / (math.pi ** 2 * self._phase ** 2)
+
+    def phase_radius(self, pulls: int, level: float, n_directions: int) -> float:
+        """``C`` at the phase's next check after ``pulls`` of its pulls: a union over ``n_directions`` at ``level``."""
+        self.setup()
+        return confidence_radius(pulls, level, self._noise_scale, n_directions, self.confidence,
+                                 check=min(self._phase_checks + 1, pulls) if self.confidence == "stitched" else None)
+
+    def _graded_radii(self, pulls: int) -> list[float]:
+        # The m-swap directions among the phase's U, m up to the largest swap size of the phase.
+        u, levels = len(self._undecided), graded_deltas(self.phase_level() / 2.0, self._phase_swaps)
+        return [self.phase_radius(pulls, float(levels[m - 1]), n_swap_directions(u, m))
+                for m in range(1, self._phase_swaps + 1)]
+
+    # --- pulls -----------------------------------------------------------------------------
+    def _next_pull(self, max_count: int):
+        if not self._planned:
+            allocated = int(self._tracker.counts.sum())
+            target = self._next_check if allocated < self._next_check else allocated + 1
+            room = self.budget - self._told - self._outstanding
+            self._plan = self._tracker.allocate(min(target, allocated + room)).tolist()
+            self._planned = sum(self._plan)
+        plan, member = self._plan, self._cursor
+        while not plan[member]:
+            member = (member + 1) % len(plan)
+        count = min(plan[member], max_count)
+        plan[member] -= count
+        self._planned -= count
+        self._cursor = (member + 1) % len(plan)
+        return self._arms[member], count, [self._phase, member]
+
+    def _record(self, token, arms, count, reward) -> None:
+        phase, member = token
+        if phase != self._phase:
+            self._set_aside += count  # a pull of an ended phase, told late
+            return
+        self._design.record(int(member), reward, count)
+
+    def _release(self, token, count) -> None:
+        phase, member = token
+        if phase == self._phase:
+            self._plan[int(member)] += count
+            self._planned += count
+
+    def _due_for_check(self) -> bool:
+        return self._design.pulls >= self._next_check
+
+    # --- the rule ----------------------------------------------------------------------------
+    def _evaluate(self) -> StoppingCheck:
+        t = self._design.pulls
+        certified = True
+        try:
+            estimate = self._design.estimate()
+        except SingularDesignError:
+            answer, bound = self._carry
+            return StoppingCheck(self._told, bound, float(self.epsilon), answer, certified, self._summary())
+        radius = self.phase_radius(t, self.phase_level() / 2.0, n_pair_directions(len(self._undecided)))
+        accept, reject, bound, answer, used = self._decide(estimate, radius, self._graded_radii(t))
+        details = {**self._summary(), "C_pair": radius, "phase_pulls": t, "accept": accept, "reject": reject,
+                   "bound_used": used}
+        return StoppingCheck(self._told, bound, float(self.epsilon), answer, certified, details, estimate)
+
+    def _decide(self, estimate: LeastSquaresEstimate, radius: float, graded_radii: list[float]):
+        """Accepted and rejected arms (global), the gap bound, the answer and the bound used, on the phase's events."""
+        live, wanted = self._live()
+        theta = estimate.theta[live]
+        Q = estimate.gram_inverse[np.ix_(live, live)]
+        lower = theta[:, None] - theta[None, :] - radius * pair_widths(Q)
+        beats = lower > 0.0
+        np.fill_diagonal(beats, False)
+        accept_local = np.flatnonzero(beats.sum(axis=1) >= len(live) - wanted) if 0 < wanted else np.array([], int)
+        reject_local = np.flatnonzero(beats.sum(axis=0) >= wanted) if wanted < len(live) else np.array([], int)
+        accept = [self._undecided[live[i]] for i in accept_local]
+        reject = [self._undecided[live[j]] for j in reject_local]
+        keep = np.setdiff1d(np.arange(len(live)), np.concatenate([accept_local, reject_local]))
+        still = wanted - len(accept)
+        chosen = sorted(self._accepted + accept)
+        if still <= 0 or still >= len(keep):
+            members = [self._undecided[live[i]] for i in keep] if still > 0 else []
+            return accept, reject, 0.0, tuple(sorted(chosen + members)), "decided"
+        order = np.argsort(-theta[keep], kind="stable")[:still]
+        best_local = tuple(int(i) for i in order)
+        members = [self._undecided[live[keep[i]]] for i in best_local]
+        theta_kept, Q_kept = theta[keep], Q[np.ix_(keep, keep)]
+        pair = pair_bound(theta_kept, Q_kept, best_local, radius).value
+        graded = graded_bound(theta_kept, Q_kept, best_local, graded_radii[:max_swaps(len(keep), still)]).value
+        used = "pair" if pair <= graded else "graded"
+        return accept, reject, min(pair, graded), tuple(sorted(chosen + members)), used
+
+    def _summary(self) -> dict:
+        return {"phase": self._phase, "undecided": int(self._live()[0].size), "accepted": len(self._accepted),
+                "rejected": len(self._rejected), "subset_size": self._size,
+            "pulls_set_aside": self._set_aside}
+
+    def _after_check(self, check: StoppingCheck) -> None:
+        t = self._design.pulls
+        self._phase_checks += 1
+        self._next_check = max(t + 1, math.ceil((1.0 + self.check_growth) * t))
+        accept, reject = check.details.get("accept", []), check.details.get("reject", [])
+        if not (accept or reject) or check.stop or check.estimate is None:
+            return
+        self._accepted.extend(accept)
+        self._rejected.extend(reject)
+        live, wanted = self._live()
+        if not 0 < wanted < len(live):
+            return
+        current = float(t * pair_widths(check.estimate.gram_inverse[np.ix_(live, live)]).max() ** 2)
+        size = self._subset_size(len(live))
+        if optimal_swap_variance(len(live), size) > self.restart_ratio * current:
+            return  # no design over the live arms could be good enough: spare drawing one
+        proposal = self._propose([self._undecided[i] for i in live])
+        if swap_variance(len(live), proposal[3]) <= self.restart_ratio * current:
+            self._carry = (check.answer, check.gap_bound)
+            self._set_aside += self._design.pulls
+            self._start_phase(*proposal)
+
+    def constants(self) -> dict:
+        """Level, noise scale, restart ratio, and where the phases stand."""
+        self.setup()
+        return {"confidence": self.confidence, "noise_scale": self._noise_scale, "delta": self.delta,
+                "epsilon": self.epsilon, "restart_ratio": self.restart_ratio, **self._summary()}
+
+    # --- saved state -----------------------------------------------------------------------------
+    def _state(self) -> dict:
+        answer, bound = self._carry
+        return {"noise_scale": self._noise_scale, "accepted": list(self._accepted), "rejected": list(self._rejected),
+                "phase": self._phase, "set_aside": self._set_aside,
+                "carry_answer": None if answer is None else list(answer),
+                "carry_bound": bound if math.isfinite(bound) else None,
+                "undecided": list(self._undecided), "size": self._size, "fillers": list(self._fillers),
+                "support": [list(member) for member in self._design.support],
+                "allocated": self._tracker.counts.tolist(), "plan": list(self._plan), "cursor": self._cursor,
+                "counts": self._design.counts.tolist(), "reward_sums": self._design.reward_sums.tolist(),
+                "next_check": self._next_check, "phase_checks": self._phase_checks,
+                "phase_swaps": self._phase_swaps}
+
+    def _restore(self, state: StateReader) -> None:
+        n, k = self.problem.n, self.problem.k
+        noise_scale = state.number("noise_scale")
+        if noise_scale is None or noise_scale <= 0:
+            raise StateError(f"{state.source}: field 'state.noise_scale' must be positive")
+        self._noise_scale = noise_scale
+        self._accepted = _arm_list(state, "accepted", n)
+        self._rejected = _arm_list(state, "rejected", n)
+        undecided = _arm_list(state, "undecided", n)
+        fillers = _arm_list(state, "fillers", n)
+        size = state.integer("size", low=1, high=k)
+        if set(self._accepted) & set(self._rejected) or len(fillers) + size != k \
+                or set(fillers) - set(self._accepted) - set(self._rejected) or set(fillers) & set(undecided) \
+                or len(self._accepted) > k:
+            raise StateError(f"{state.source}: fields 'state.accepted/rejected/undecided/fillers' are inconsistent")
+        try:
+            support = [tuple(int(i) for i in member) for member in state.get("support", list)]
+            if not support or any(len(member) != size or len(set(member)) != size
+                                  or not all(0 <= i < len(undecided) for i in member) for member in support):
+                raise ValueError("members must be distinct subset-size index lists")
+        except (TypeError, ValueError) as error:
+            raise StateError(f"{state.source}: field 'state.support': {error}") from None
+        m = len(support)
+        allocated = state.array("allocated", length=m, dtype=int, low=0)
+        phase = state.integer("phase", low=1)
+        self._phase = phase - 1
+        self._start_phase(undecided, size, fillers, support, counts=allocated)
+        self._set_aside = state.integer("set_aside", low=0)
+        bound = state.number("carry_bound", optional=True)
+        answer = state.get("carry_answer", list, optional=True)
+        self._carry = (None if answer is None else tuple(int(i) for i in answer),
+                       math.inf if bound is None else float(bound))
+        self._plan = state.array("plan", length=m, dtype=int, low=0).tolist()
+        self._planned = sum(self._plan)
+        self._cursor = state.integer("cursor", low=0, high=m - 1)
+        self._design.counts[:] = state.array("counts", length=m, dtype=int, low=0)
+        self._design.reward_sums[:] = state.array("reward_sums", length=m)
+        self._design.pulls = int(self._design.counts.sum())
+        self._next_check = state.integer("next_check", low=1)
+        self._phase_checks = state.integer("phase_checks", low=0)
+        self._phase_swaps = state.integer("phase_swaps", low=1, high=max(1, len(undecided) // 2))
+
+    def _check_consistency(self, source: str) -> None:
+        if self._design.pulls + self._set_aside != self._told:
+            raise StateError(f"{source}: the phase's {self._design.pulls} pulls and the {self._set_aside} set aside "
+                             f"do not add up to 'told' = {self._told}")
+        outstanding = np.zeros(len(self._plan), dtype=np.int64)
+        for pull, token in self._pending.values():
+            if not (isinstance(token, list) and len(token) == 2 and all(isinstance(v, int) for v in token)):
+                raise StateError(f"{source}: pending pull {pull.id} has a malformed token")
+            phase, member = token
+            if phase == self._phase:
+                if not 0 <= member < len(self._arms) or self._arms[member] != pull.arms:
+                    raise StateError(f"{source}: pending pull {pull.id} does not match a support member")
+                outstanding[member] += pull.count
+        if not np.array_equal(self._tracker.counts, self._design.counts + outstanding + self._plan):
+            raise StateError(f"{source}: 'allocated' differs from counts + pending + plan: the file was edited")
+
+
+def _arm_list(state: StateReader, name: str, n: int) -> list[int]:
+    values = state.get(name, list)
+    if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < n for v in values) \
+            or len(set(values)) != len(values):
+        raise StateError(f"{state.source}: field 'state.{name}' must hold distinct arm indices in 0..{n - 1}")
+    return list(values)
