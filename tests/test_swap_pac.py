@@ -44,18 +44,24 @@ def hard_means(kind: str, n: int, k: int, epsilon: float = EPSILON) -> np.ndarra
 
 
 def errors(kinds: str | tuple[str, ...], n: int, k: int, runs: int, delta: float, *, radius_factor: float = 1.0,
-           base_seed: int = 0) -> tuple[int, float]:
-    """Runs (of ``runs``, cycling through ``kinds``) whose answer is not epsilon-optimal, and the mean pulls."""
+           base_seed: int = 0, name: str = "swap", means=None, **options) -> tuple[int, float]:
+    """Runs (of ``runs``, cycling through ``kinds``) whose answer is not epsilon-optimal, and the mean pulls.
+
+    ``name`` and ``options`` choose the registered algorithm (default: SwapBound on a random
+    support); ``means`` replaces the instance of ``kinds`` by a function ``kind -> means``.
+    """
+    options = {"support": "random", **options} if name == "swap" else options
     kinds = (kinds,) if isinstance(kinds, str) else kinds
     count, pulls = 0, 0
     for index in range(runs):
         kind = kinds[index % len(kinds)]
         seeds = np.random.SeedSequence([base_seed, index]).spawn(2)
         # The arms in a random order, so that ties in the estimate never favour the best arms.
-        means = np.random.default_rng(seeds[0]).permutation(hard_means(kind, n, k))
-        environment = fb.BernoulliTeam(means, seed=seeds[0])
-        algorithm = registry.build("swap", fb.TopK(n, k), epsilon=EPSILON, delta=delta, support="random",
-                                   seed=seeds[1], noise_scale=environment.noise_scale(k) * radius_factor)
+        instance = hard_means(kind, n, k) if means is None else means(kind)
+        shuffled = np.random.default_rng(seeds[0]).permutation(instance)
+        environment = fb.BernoulliTeam(shuffled, seed=seeds[0])
+        algorithm = registry.build(name, fb.TopK(n, k), epsilon=EPSILON, delta=delta, seed=seeds[1],
+                                   noise_scale=environment.noise_scale(k) * radius_factor, **options)
         result = fb.run(algorithm, environment, progress=False)
         assert result.stop_reason == "stopping rule"
         count += not result.epsilon_optimal

@@ -281,7 +281,10 @@ class PhasedSwap(Algorithm):
             return StoppingCheck(self._told, bound, float(self.epsilon), answer, certified, self._summary())
         radius = self.phase_radius(t, self.phase_level() / 2.0, n_pair_directions(len(self._undecided)))
         accept, reject, bound, answer, used = self._decide(estimate, radius, self._graded_radii(t))
-        details = {**self._summary(), "C_pair": radius, "phase_pulls": t, "accept": accept, "reject": reject,
+        summary = self._summary()  # counted after this check's decisions
+        summary.update(accepted=summary["accepted"] + len(accept), rejected=summary["rejected"] + len(reject),
+                       undecided=summary["undecided"] - len(accept) - len(reject))
+        details = {**summary, "C_pair": radius, "phase_pulls": t, "accept": accept, "reject": reject,
                    "bound_used": used}
         return StoppingCheck(self._told, bound, float(self.epsilon), answer, certified, details, estimate)
 
@@ -322,10 +325,10 @@ class PhasedSwap(Algorithm):
         self._phase_checks += 1
         self._next_check = max(t + 1, math.ceil((1.0 + self.check_growth) * t))
         accept, reject = check.details.get("accept", []), check.details.get("reject", [])
-        if not (accept or reject) or check.stop or check.estimate is None:
-            return
         self._accepted.extend(accept)
         self._rejected.extend(reject)
+        if not (accept or reject) or check.stop or check.estimate is None:
+            return
         live, wanted = self._live()
         if not 0 < wanted < len(live):
             return
