@@ -42,8 +42,9 @@ def add_parser(commands) -> None:
                     "algorithm does not take are refused.")
     parser.add_argument("--dataset", choices=DATASETS, default="it", help="embedded data set (default: it)")
     parser.add_argument("--k", type=int, default=10, help="team size (default: 10)")
-    parser.add_argument("--algorithm", choices=registry.names(feedback="full"), default="saqm",
-                        help="a registered algorithm (default: saqm); `fullbandit solve --list` describes them")
+    parser.add_argument("--algorithm", choices=registry.names(feedback="full"), default="phased",
+                        help="a registered algorithm (default: phased, the adaptive certified one that needs the "
+                             "fewest pulls on the quiz data); `fullbandit solve --list` describes them")
     parser.add_argument("--list", action="store_true", help="list the algorithms with their tags and exit")
     parser.add_argument("--epsilon", type=float, default=None,
                         help=f"tolerance on the team's summed accuracy (default: {DEFAULT_EPSILON})")
@@ -56,7 +57,7 @@ def add_parser(commands) -> None:
     parser.add_argument("--budget", type=int, default=None, help="pull cap (default: the algorithm's, 10,000,000)")
     parser.add_argument("--confidence", choices=CONFIDENCE_CONSTANTS, default=None,
                         help="confidence constant: tight (union over rounds), stitched (union over the checks), "
-                             "paper (default: tight)")
+                             "paper (default: the algorithm's: stitched for swap and phased, tight for the paper's)")
     parser.add_argument("--width-bound", choices=WIDTH_BOUNDS, default=None,
                         help="SAQM's bound on the widest confidence ellipsoid (default: certified)")
     parser.add_argument("--oracle", choices=sorted(ORACLES), default=None,
@@ -64,9 +65,10 @@ def add_parser(commands) -> None:
     parser.add_argument("--allocation", choices=ALLOCATIONS, default=None,
                         help="proportions over the static support (default: uniform)")
     parser.add_argument("--support", choices=SUPPORT_KINDS, default=None,
-                        help="support of a static design (default: auto)")
+                        help="support of a static design (default: the algorithm's: swap-optimal for swap, "
+                             "auto for the paper's algorithms)")
     parser.add_argument("--support-size", type=int, default=None,
-                        help="size of a random support (default: 4 n)")
+                        help="size of a random support (default: set by --support's rule; 4 n for random)")
     parser.add_argument("--limit", type=int, default=None,
                         help="enumeration limit of the exhaustive algorithm (default: 200,000 super-arms)")
     parser.add_argument("--noise-scale", type=float, default=None,

@@ -13,6 +13,10 @@
     ``delta = 0.05``, independent Bernoulli workers; pulls divided by ICB's on the same
     data set and seed (paired: every algorithm meets the same noise draws).
 
+Every algorithm runs with its own defaults (design, confidence constant), and one more
+row, ``icb[stitched, swap-optimal]``, is ICB with the support and confidence constant of
+SwapBound and PhasedSwap: the ratio of a rule to it is what the rule itself gains.
+
 Choices made here (no paper fixes them): ``k = 3`` keeps the exact lower bound cheap
 (``C(14, 3) = 364`` super-arms); the synthetic instances use ``epsilon = 0.1`` so that the
 random-mean instances, whose k-th and (k+1)-th means may be arbitrarily close, have a
@@ -83,14 +87,25 @@ def lower_bound_metrics(result, instance: Instance) -> dict:
     return {"lower_bound": samples, "efficiency": result.pulls / samples if samples > 0 else math.nan}
 
 
+#: ICB with the design and confidence of SwapBound and PhasedSwap: what their rules gain, apart from those.
+ICB_ABLATION = "icb[stitched, swap-optimal]"
+
+
 def _settings(epsilon: float) -> dict:
-    return {"epsilon": epsilon, "delta": DELTA, "budget": BUDGET, "support": "random"}
+    # Every algorithm with its own default design and confidence constant.
+    return {"epsilon": epsilon, "delta": DELTA, "budget": BUDGET}
+
+
+def _factories(epsilon: float, *, enumerable: bool) -> dict[str, Factory]:
+    factories = {name: Factory.registered(name, **_settings(epsilon)) for name in algorithms(enumerable=enumerable)}
+    factories[ICB_ABLATION] = Factory.registered("icb", confidence="stitched", support="swap-optimal",
+                                                 **_settings(epsilon))
+    return factories
 
 
 def build_synthetic_grid(runs: int, ns=SYNTHETIC_NS) -> Grid:
     """The grid of ``efficiency``: algorithms x {planted, random} x ``n`` x ``runs`` seeds."""
-    algorithm_factories = {name: Factory.registered(name, **_settings(SYNTHETIC_EPSILON))
-                           for name in algorithms(enumerable=True)}
+    algorithm_factories = _factories(SYNTHETIC_EPSILON, enumerable=True)
     instances = {family: Factory(partial(synthetic_instance, family=family), {"n": list(ns)})
                  for family in ("planted", "random")}
     return Grid(algorithm_factories, instances, seeds=runs, metrics=lower_bound_metrics)
@@ -98,8 +113,7 @@ def build_synthetic_grid(runs: int, ns=SYNTHETIC_NS) -> Grid:
 
 def build_quiz_grid(runs: int) -> Grid:
     """The grid of ``efficiency-quiz``: algorithms x the six data sets x ``runs`` seeds."""
-    algorithm_factories = {name: Factory.registered(name, **_settings(QUIZ_EPSILON))
-                           for name in algorithms(enumerable=False)}
+    algorithm_factories = _factories(QUIZ_EPSILON, enumerable=False)
     instances = {dataset: Factory(partial(quiz_instance, dataset=dataset, k=QUIZ_K)) for dataset in DATASETS}
     return Grid(algorithm_factories, instances, seeds=runs)
 

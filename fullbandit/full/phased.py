@@ -73,17 +73,17 @@ class PhasedSwap(Algorithm):
     least ``1 - delta_l``, ``|(theta_i - theta_j) - (theta_hat_i - theta_hat_j)| <= C w_ij``
     for all pairs of ``U``, and the m-swap bounds hold, at every check of the phase (the
     arms decided during a phase only shrink the sets the bounds are taken over). By the
-    union over phases, with probability at least ``1 - delta`` this holds in every phase. On that event, by induction over the checks,
-    some optimal team contains every accepted arm and no rejected one: if ``i`` beats
-    ``|V| - k'`` arms of ``V`` then ``theta_i > theta_j`` for all of them, at most ``k' - 1``
-    other arms of ``V`` have a mean ``>= theta_i``, so ``i`` is in every top-``k'`` of ``V``
-    (and symmetrically for a rejection). The gap of the answer is then the gap of its part
-    in ``V`` against the best ``k'`` of ``V``, which both rules bound (their proofs in
-    :mod:`fullbandit.full.swap_bounds` need only the directions among ``V``, which are
-    among ``U``'s). So when the
-    rule fires the answer is ``epsilon``-optimal. The phase ends are data-dependent, but
-    the bound of a phase holds at all its checks at once, and a new phase's noise is
-    independent of how it was chosen.
+    union over phases, with probability at least ``1 - delta`` this holds in every phase.
+    On that event, by induction over the checks, some optimal team contains every accepted
+    arm and no rejected one: if ``i`` beats ``|V| - k'`` arms of ``V`` then ``theta_i >
+    theta_j`` for all of them, at most ``k' - 1`` other arms of ``V`` have a mean ``>=
+    theta_i``, so ``i`` is in every top-``k'`` of ``V`` (and symmetrically for a rejection).
+    The gap of the answer is then the gap of its part in ``V`` against the best ``k'`` of
+    ``V``, which both rules bound (their proofs in :mod:`fullbandit.full.swap_bounds` need
+    only the directions among ``V``, which are among ``U``'s). So when the rule fires the
+    answer is ``epsilon``-optimal. The phase ends are data-dependent, but the bound of a
+    phase holds at all its checks at once, and a new phase's noise is independent of how it
+    was chosen.
 
     Parameters
     ----------
