@@ -26,6 +26,8 @@ SECTIONS = [
     ("kuroki-modes", "What the certified modes and the confidence constant cost"),
     ("saqm-support", "SAQM by static support"),
     ("dks", "Densest-k-subgraph oracles"),
+    ("efficiency", "Pulls against the instance lower bound (enumerable instances)"),
+    ("efficiency-quiz", "Pulls against ICB's on the six quiz data sets"),
 ]
 
 
