@@ -61,7 +61,9 @@ class SwapBound(StaticFullBandit):
     rules : {"all", "pair", "graded"}
         The bounds to take the minimum of: all three at ``delta / 3`` each (default), or
         one rule alone at ``delta``.
-    epsilon, delta, noise_scale, confidence, support, support_size, allocation, budget, check_growth, stop_on_rule, seed
+    epsilon, delta, noise_scale, reward_range, confidence, support, support_size
+        See :class:`fullbandit.full.static.StaticFullBandit`.
+    allocation, budget, check_growth, stop_on_rule, seed
         See :class:`fullbandit.full.static.StaticFullBandit`.
 
     Notes
@@ -104,11 +106,13 @@ class SwapBound(StaticFullBandit):
     parameter_constraints = {**STATIC_CONSTRAINTS, "rules": [Options(RULES)]}
 
     def __init__(self, problem, *, rules: str = "all", epsilon: float = 0.0, delta: float = 0.05,
-                 noise_scale: float | None = None, confidence: str = "tight", support="auto",
+                 noise_scale: float | None = None, reward_range=None,
+                 confidence: str = "tight", support="auto",
                  support_size: int | None = None, allocation: str = "uniform", budget: int = DEFAULT_BUDGET,
                  check_growth: float = 0.05, stop_on_rule: bool = True, seed=None):
         self.rules = rules
-        super().__init__(problem, epsilon=epsilon, delta=delta, noise_scale=noise_scale, confidence=confidence,
+        super().__init__(problem, epsilon=epsilon, delta=delta, noise_scale=noise_scale, reward_range=reward_range,
+                         confidence=confidence,
                          support=support, support_size=support_size, allocation=allocation, budget=budget,
                          check_growth=check_growth, stop_on_rule=stop_on_rule, seed=seed)
 
