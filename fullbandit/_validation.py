@@ -90,6 +90,30 @@ def check_vector(name: str, value, *, length: int | None = None) -> np.ndarray:
     return array
 
 
+def check_reward_range(name: str, value) -> tuple[float, float]:
+    """A range ``(low, high)`` of rewards: two finite real numbers with ``low < high``.
+
+    Examples
+    --------
+    >>> from fullbandit._validation import check_reward_range
+    >>> check_reward_range("reward_range", [0, 5])
+    (0.0, 5.0)
+    >>> check_reward_range("reward_range", (1.0, 0.0))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    fullbandit._validation.InvalidParameterError: reward_range=(1.0, 0.0) must be a pair (low, high) of ... low < high
+    """
+    message = f"{name}={value!r} must be a pair (low, high) of finite numbers with low < high"
+    if isinstance(value, str | bytes) or not isinstance(value, list | tuple | np.ndarray) or len(value) != 2:
+        raise TypeError(message)
+    if any(isinstance(v, bool | np.bool_) or not isinstance(v, numbers.Real) for v in value):
+        raise TypeError(message)
+    low, high = float(value[0]), float(value[1])
+    if not (math.isfinite(low) and math.isfinite(high) and low < high):
+        raise InvalidParameterError(message)
+    return low, high
+
+
 def check_finite_reward(reward) -> float:
     """A single observed reward must be a finite real number (NaN would poison every estimate)."""
     try:

@@ -16,7 +16,10 @@ Driving an algorithm (by a simulation or by a person) is a loop::
 Several pulls may be outstanding at once (a crowd works in parallel) and may be told in
 any order; ``ask(max_count=m)`` lets the algorithm hand out a *block* of up to ``m``
 identical pulls, told with the sum of their rewards (a simulation then pays once per
-block, not once per pull). :func:`fullbandit.run` is exactly this loop.
+block, not once per pull). An algorithm that estimates the rewards' variances
+(:attr:`Algorithm.needs_square_sums`, e.g. ``confidence="bernstein"``) is also told a
+block's sum of squared rewards: ``tell(pull, reward, sum_of_squares=...)`` (a single pull's
+is ``reward ** 2``, implied). :func:`fullbandit.run` is exactly this loop.
 
 Writing an algorithm: subclass :class:`Algorithm` (or
 :class:`fullbandit.full.static.StaticFullBandit` for a static full-bandit design), declare
@@ -39,7 +42,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from fullbandit._validation import InvalidParameterError, as_generator
+from fullbandit._validation import InvalidParameterError, as_generator, check_reward_range
 from fullbandit.params import validate_parameters
 from fullbandit.problem import DecisionClass, SuperArm, decision_class_from_dict
 from fullbandit.result import BUDGET_EXHAUSTED, RUNNING, STOPPING_RULE, Result, StopReason
@@ -225,7 +228,7 @@ class Algorithm(ABC):
     def is_set_up(self) -> bool:
         return getattr(self, "_set_up", False)
 
-    def setup(self, *, noise_scale: float | None = None) -> Algorithm:
+    def setup(self, *, noise_scale: float | None = None, reward_range=None) -> Algorithm:
         """Validate the parameters and build the working state (the first ``ask`` does it too).
 
         Parameters
@@ -234,6 +237,11 @@ class Algorithm(ABC):
             The noise scale to use when the algorithm's own ``noise_scale`` parameter is
             ``None``; :func:`fullbandit.run` passes the environment's declared scale. The
             parameter itself is never written.
+        reward_range : (float, float), optional
+            The range ``(low, high)`` of one observed pull, to use when the algorithm's own
+            ``reward_range`` parameter (if it has one) is ``None``; :func:`fullbandit.run`
+            passes the environment's declared range (``None`` for unbounded rewards). Read
+            by ``_build`` as ``self._offered_reward_range``; no parameter is written.
 
         Returns
         -------
@@ -242,7 +250,9 @@ class Algorithm(ABC):
         """
         if self.is_set_up:
             return self
+        offered = None if reward_range is None else check_reward_range("reward_range", reward_range)
         self._validate()
+        self._offered_reward_range = offered
         rng = as_generator(self.seed)
         self._rng = rng
         self._told = 0
@@ -272,6 +282,30 @@ class Algorithm(ABC):
     @abstractmethod
     def _record(self, token: Any, arms: SuperArm, count: int, reward) -> None:
         """Record a validated observation of a pull handed out with ``token``."""
+
+    def _check_observation(self, pull: Pull, reward, sum_of_squares) -> None:  # noqa: B027 - optional hook
+        """Refuse an observation the algorithm cannot use (raise; nothing has changed yet).
+
+        ``reward`` and ``sum_of_squares`` (``None`` when not told) are already checked to be
+        finite, and the squares to be consistent with the reward (Cauchy-Schwarz).
+        """
+
+    def _observe(self, token: Any, arms: SuperArm, count: int, reward, sum_of_squares) -> None:
+        """Record a validated observation with its sum of squares (``None`` when not told).
+
+        The default forgets the squares and calls :meth:`_record`; an algorithm that
+        estimates variances overrides it.
+        """
+        self._record(token, arms, count, reward)
+
+    @property
+    def needs_square_sums(self) -> bool:
+        """Whether ``tell`` must be given a block's sum of squared rewards (``sum_of_squares=``).
+
+        :func:`fullbandit.run` then draws blocks with
+        :meth:`fullbandit.environments.Environment.pull_moments`. ``False`` by default.
+        """
+        return False
 
     @abstractmethod
     def _release(self, token: Any, count: int) -> None:
@@ -358,13 +392,18 @@ class Algorithm(ABC):
         self._outstanding += pull.count
         return pull
 
-    def tell(self, pull, reward) -> None:
+    def tell(self, pull, reward, *, sum_of_squares=None) -> None:
         """Record the observed ``reward`` of ``pull`` (a :class:`Pull`, or the pulled arms).
 
         Given arms (in any order), the oldest outstanding pull of that super-arm is meant.
         The reward is a real number (full feedback) or one number per member in the order
         of ``pull.arms`` (semi feedback), summed over the pull's ``count``. A refused call
         changes nothing.
+
+        ``sum_of_squares`` is the sum of the ``count`` squared rewards (per member for semi
+        feedback), at least ``reward ** 2 / count`` (Cauchy-Schwarz). An algorithm with
+        :attr:`needs_square_sums` requires it for a block of more than one pull (for a
+        single pull it is ``reward ** 2``); the others may ignore it.
         """
         if not self.is_set_up:
             self.setup()
@@ -373,13 +412,15 @@ class Algorithm(ABC):
         pull_id = self._resolve(pull)
         handle, token = self._pending[pull_id]
         value = self._check_reward(reward, handle)
+        squares = None if sum_of_squares is None else self._check_square_sum(sum_of_squares, value, handle)
+        self._check_observation(handle, value, squares)
         del self._pending[pull_id]
         self._outstanding -= handle.count
         ids = self._by_arms[handle.arms]
         ids.remove(pull_id)
         if not ids:
             del self._by_arms[handle.arms]
-        self._record(token, handle.arms, handle.count, value)
+        self._observe(token, handle.arms, handle.count, value, squares)
         self._told += handle.count
         self._check_if_due()
 
@@ -416,6 +457,20 @@ class Algorithm(ABC):
             raise InvalidParameterError(
                 f"reward must hold one number per member of {pull.arms} (semi-bandit feedback), got {reward!r}")
         return np.array([_finite_real(f"reward[{i}]", value) for i, value in enumerate(values)])
+
+    def _check_square_sum(self, sum_of_squares, reward, pull: Pull):
+        if self.feedback == "full":
+            squares = _finite_real("sum_of_squares", sum_of_squares)
+            _check_cauchy_schwarz("sum_of_squares", squares, reward, pull.count)
+            return squares
+        values = sum_of_squares if isinstance(sum_of_squares, list | tuple | np.ndarray) else None
+        if values is None or np.ndim(values) != 1 or len(values) != len(pull.arms):
+            raise InvalidParameterError(f"sum_of_squares must hold one number per member of {pull.arms} "
+                                        f"(semi-bandit feedback), got {sum_of_squares!r}")
+        member_squares = np.array([_finite_real(f"sum_of_squares[{i}]", value) for i, value in enumerate(values)])
+        for i, (square, member_reward) in enumerate(zip(member_squares, np.asarray(reward), strict=True)):
+            _check_cauchy_schwarz(f"sum_of_squares[{i}]", float(square), float(member_reward), pull.count)
+        return member_squares
 
     def _check_if_due(self) -> None:
         at_budget = self._told >= self.budget
@@ -559,6 +614,19 @@ def _finite_real(name: str, value) -> float:
     if not math.isfinite(number):
         raise InvalidParameterError(f"{name}={number} must be finite")
     return number
+
+
+#: Relative slack of the Cauchy-Schwarz check of a told sum of squares (rounding of the sums).
+SQUARES_TOLERANCE = 1e-9
+
+
+def _check_cauchy_schwarz(name: str, squares: float, reward: float, count: int) -> None:
+    """``squares >= reward ** 2 / count`` (up to rounding): ``count`` reals summing to ``reward``."""
+    least = reward * reward / count
+    if squares < 0.0 or squares < least * (1.0 - SQUARES_TOLERANCE):
+        raise InvalidParameterError(
+            f"{name}={squares!r} must be at least reward**2 / count = {least!r} (the squares of {count} "
+            f"reward(s) summing to {reward!r}; Cauchy-Schwarz) and non-negative")
 
 
 def _as_arms(arms) -> SuperArm:

@@ -26,12 +26,19 @@ def run(algorithm: Algorithm, environment, *, progress: bool | None = None, bloc
         pull = algorithm.ask(max_count=...)
         algorithm.tell(pull, environment.pull(pull.arms, count=pull.count))
 
+    For an algorithm that estimates the rewards' variances (``needs_square_sums``, e.g.
+    ``confidence="bernstein"``) a block is drawn with its sum of squares and told with it::
+
+        total, squares = environment.pull_moments(pull.arms, count=pull.count)
+        algorithm.tell(pull, total, sum_of_squares=squares)
+
     Parameters
     ----------
     algorithm : fullbandit.base.Algorithm
         E.g. :class:`fullbandit.SAQM`. If its ``noise_scale`` parameter is ``None``, the
-        environment's declared scale for this feedback kind is used (the parameter is
-        not written).
+        environment's declared scale for this feedback kind is used, and likewise its
+        declared reward range for a ``reward_range`` parameter that is ``None`` (the
+        parameters are not written).
     environment : fullbandit.environments.Environment
         Its ``feedback`` must match what the algorithm learns from.
     progress : bool, optional
@@ -58,6 +65,22 @@ def run(algorithm: Algorithm, environment, *, progress: bool | None = None, bloc
     >>> result = fb.run(fb.ICB(fb.TopK(5, 2), epsilon=0.1, seed=2), environment, progress=False)
     >>> result.answer, result.certified, result.gap_bound <= 0.1
     ((0, 1), True, True)
+
+    Replayed answers (all members answer the same question, so only the range bound
+    ``R = k/2`` holds): the variance-adaptive radius reads the range ``(0, k)`` the replay
+    declares, and accurate workers' scores vary little:
+
+    >>> import numpy as np
+    >>> answers = np.zeros((50, 5), dtype=int)                # 50 questions, 5 workers
+    >>> for worker, right in enumerate([49, 46, 44, 3, 1]):
+    ...     answers[:right, worker] = 1
+    >>> runs = {confidence: fb.run(fb.ICB(fb.TopK(5, 2), epsilon=0.02, seed=0, confidence=confidence),
+    ...                            fb.Replay(answers, seed=0), progress=False)
+    ...         for confidence in ("tight", "stitched", "bernstein")}
+    >>> runs["bernstein"].answer, runs["bernstein"].certified
+    ((0, 1), True)
+    >>> runs["bernstein"].pulls < runs["stitched"].pulls < runs["tight"].pulls
+    True
     """
     if not isinstance(algorithm, Algorithm):
         raise TypeError(f"algorithm must be a fullbandit Algorithm, got {type(algorithm).__name__}")
@@ -70,7 +93,8 @@ def run(algorithm: Algorithm, environment, *, progress: bool | None = None, bloc
             f"{algorithm.feedback!r} feedback")
     noise_source = "given" if getattr(algorithm, "noise_scale", None) is not None \
         else f"declared by {type(environment).__name__}"
-    algorithm.setup(noise_scale=environment.noise_scale(problem.k))
+    algorithm.setup(noise_scale=environment.noise_scale(problem.k), reward_range=environment.reward_range(problem.k))
+    squares = algorithm.needs_square_sums
     max_count = BLOCK_LIMIT if blocks else 1
     start = time.perf_counter()
     # No total: the pulls a run needs are unknown in advance (the budget is only a cap).
@@ -80,7 +104,11 @@ def run(algorithm: Algorithm, environment, *, progress: bool | None = None, bloc
         shown_pulls, shown_at, checks = algorithm.n_pulls, start, algorithm.n_checks
         while not algorithm.done:
             pull = algorithm.ask(max_count)
-            algorithm.tell(pull, environment.pull(pull.arms, count=pull.count))
+            if squares:
+                total, square_sum = environment.pull_moments(pull.arms, count=pull.count)
+                algorithm.tell(pull, total, sum_of_squares=square_sum)
+            else:
+                algorithm.tell(pull, environment.pull(pull.arms, count=pull.count))
             if algorithm.n_checks != checks:
                 checks = algorithm.n_checks
                 last = algorithm.last_check

@@ -8,7 +8,10 @@ the semi observations of the same draw, so the two kinds describe one reward mod
 
 Each environment declares the sub-Gaussian scale ``R`` of its observation noise;
 algorithms size their confidence bounds with it, so a wrong ``R`` silently breaks their
-guarantees.
+guarantees. A bounded environment also declares the range ``(low, high)`` of what a pull
+returns (``reward_ranges``), which the variance-adaptive confidence bound
+(``confidence="bernstein"``) needs, and can report a block's sum of squared rewards with
+its sum (:meth:`Environment.pull_moments`).
 
 Writing an environment
 ----------------------
@@ -21,7 +24,10 @@ Subclass :class:`Environment` and implement two public methods:
 
 Override ``sum_reward(arms, count)`` too when the sum can be drawn more cheaply than the
 members (its law must be that of ``member_rewards(arms, count).sum()``). :meth:`Environment.pull`
-validates the super-arm and the count, so these methods receive clean input.
+validates the super-arm and the count, so these methods receive clean input. A bounded
+reward model overrides ``reward_ranges(k)``, and, so that blocks of pulls stay cheap with
+``confidence="bernstein"``, ``sum_moments(arms, count)`` and ``member_moments(arms, count)``
+(the defaults draw a block one pull at a time).
 
 >>> import numpy as np
 >>> from fullbandit.environments import Environment
@@ -131,6 +137,30 @@ class Environment(ABC):
         per_member, of_sum = self.noise_scales(k)
         return of_sum if self.feedback == "full" else per_member
 
+    def reward_ranges(self, k: int) -> tuple[tuple[float, float], tuple[float, float]] | None:
+        """Ranges ``(per member, of the sum)`` of one pull of a size-``k`` super-arm, or ``None`` if unbounded.
+
+        The default is ``None`` (no range declared); bounded reward models override it.
+        """
+        return None
+
+    def reward_range(self, k: int) -> tuple[float, float] | None:
+        """The range ``(low, high)`` of what one pull of a size-``k`` super-arm returns, or ``None``.
+
+        For this feedback kind: the sum's range (``"full"``), or each member's (``"semi"``).
+
+        Examples
+        --------
+        >>> from fullbandit import BernoulliTeam, GaussianSum
+        >>> BernoulliTeam([0.2, 0.9, 0.5]).reward_range(2), GaussianSum([0.2, 0.9, 0.5]).reward_range(2)
+        ((0.0, 2.0), None)
+        """
+        ranges = self.reward_ranges(k)
+        if ranges is None:
+            return None
+        per_member, of_sum = ranges
+        return of_sum if self.feedback == "full" else per_member
+
     @property
     def rng(self) -> np.random.Generator:
         """The environment's one source of randomness (seeded at construction)."""
@@ -143,6 +173,24 @@ class Environment(ABC):
     def sum_reward(self, arms: np.ndarray, count: int) -> float:
         """The summed reward of ``count`` pulls of ``arms``; same law as ``member_rewards(arms, count).sum()``."""
         return float(np.sum(self.member_rewards(arms, count)))
+
+    def sum_moments(self, arms: np.ndarray, count: int) -> tuple[float, float]:
+        """``(sum, sum of squares)`` of the ``count`` summed rewards of ``count`` pulls of ``arms``.
+
+        The default draws the pulls one at a time through ``sum_reward(arms, 1)`` (a single
+        pull draws exactly what :meth:`pull` would); override it when a block's moments can be
+        drawn at once.
+        """
+        values = np.array([self.sum_reward(arms, 1) for _ in range(count)])
+        return float(values.sum()), float(values @ values)
+
+    def member_moments(self, arms: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """Each member's ``(sum, sum of squares)`` of its rewards over ``count`` pulls of ``arms``.
+
+        The default draws the pulls one at a time through ``member_rewards(arms, 1)``.
+        """
+        values = np.array([self.member_rewards(arms, 1) for _ in range(count)]).reshape(count, arms.size)
+        return values.sum(axis=0), (values * values).sum(axis=0)
 
     def _validated_arms(self, super_arm) -> np.ndarray:
         # Algorithms pull the same few super-arms again and again: validate each once.
@@ -190,6 +238,37 @@ class Environment(ABC):
             return self.sum_reward(arms, int(count))
         return self.member_rewards(arms, int(count))
 
+    def pull_moments(self, super_arm, count: int = 1):
+        """Pull ``super_arm`` ``count`` times and return the rewards' sum and sum of squares.
+
+        What the variance-adaptive bound (``confidence="bernstein"``) needs of a block of
+        pulls: ``(sum_s r_s, sum_s r_s^2)`` over the ``count`` observations ``r_s`` (each the
+        pull's summed reward, ``feedback="full"``), or these per member (``"semi"``, two
+        arrays in the order given). A single pull (``count=1``) draws exactly what
+        :meth:`pull` draws; a block has the same law as ``count`` single pulls.
+
+        Returns
+        -------
+        tuple
+            ``(sum, sum_of_squares)``: two floats, or two arrays for ``feedback="semi"``.
+
+        Examples
+        --------
+        >>> from fullbandit import Replay
+        >>> replay = Replay([[1, 1, 0], [1, 0, 0]], seed=0)   # team (0, 1) scores 2, then 1
+        >>> total, squares = replay.pull_moments((0, 1), count=10)
+        >>> a = total - 10                                    # draws of the first question
+        >>> squares == 4 * a + 1 * (10 - a)
+        True
+        """
+        arms = self._validated_arms(super_arm)
+        if type(count) is not int and (isinstance(count, bool) or not isinstance(count, numbers.Integral)) \
+                or count < 1:
+            raise InvalidParameterError(f"count={count!r} must be an integer >= 1")
+        if self.feedback == "full":
+            return self.sum_moments(arms, int(count))
+        return self.member_moments(arms, int(count))
+
 
 class GaussianSum(Environment):
     """Means plus Gaussian noise of standard deviation ``sigma`` on the sum.
@@ -226,6 +305,19 @@ class GaussianSum(Environment):
         scale = self.sigma * math.sqrt(count / arms.size)
         return count * self._means[arms] + scale * self._normals.take(arms.size)
 
+    # A block of Gaussian draws: sum_s r_s^2 = (sum_s r_s)^2 / count + sum_s (r_s - mean)^2, and
+    # the second part is sigma^2 chi^2(count - 1), independent of the sum (Cochran's theorem).
+    def sum_moments(self, arms, count):
+        total = self.sum_reward(arms, count)
+        spread = self.sigma ** 2 * float(self._rng.chisquare(count - 1)) if count > 1 else 0.0
+        return total, total * total / count + spread
+
+    def member_moments(self, arms, count):
+        totals = self.member_rewards(arms, count)
+        spread = self.sigma ** 2 / arms.size * self._rng.chisquare(count - 1, size=arms.size) if count > 1 \
+            else np.zeros(arms.size)
+        return totals, totals * totals / count + spread
+
 
 class BernoulliTeam(Environment):
     """Independent Bernoulli members: arm ``i`` returns 1 with probability ``means[i]``.
@@ -250,10 +342,31 @@ class BernoulliTeam(Environment):
     def noise_scales(self, k: int) -> tuple[float, float]:
         return 0.5, 0.5 * math.sqrt(k)
 
+    def reward_ranges(self, k: int) -> tuple[tuple[float, float], tuple[float, float]]:
+        return (0.0, 1.0), (0.0, float(k))
+
     def member_rewards(self, arms, count):
         if count == 1:
             return (self._uniforms.take(arms.size) < self._means[arms]).astype(float)
         return self._rng.binomial(count, self._means[arms]).astype(float)
+
+    def sum_moments(self, arms, count):
+        if count == 1:
+            total = self.sum_reward(arms, 1)
+            return total, total * total
+        # One pull's sum has the Poisson-binomial law of the members; a block is a multinomial
+        # draw of how many pulls scored 0, 1, ..., k.
+        law = np.array([1.0])
+        for p in self._means[arms]:
+            law = np.convolve(law, [1.0 - p, p])
+        law = np.clip(law, 0.0, None)
+        scored = self._rng.multinomial(count, law / law.sum())
+        values = np.arange(law.size, dtype=float)
+        return float(scored @ values), float(scored @ values ** 2)
+
+    def member_moments(self, arms, count):
+        totals = self.member_rewards(arms, count)
+        return totals, totals.copy()  # 0/1 rewards are their own squares
 
 
 class Replay(Environment):
@@ -298,9 +411,27 @@ class Replay(Environment):
     def noise_scales(self, k: int) -> tuple[float, float]:
         return 0.5, 0.5 * k
 
+    def reward_ranges(self, k: int) -> tuple[tuple[float, float], tuple[float, float]]:
+        return (0.0, 1.0), (0.0, float(k))
+
     def member_rewards(self, arms, count):
         if count == 1:
             return self._correct[self._questions.take(1)[0], arms]
         # How often each question is drawn in count uniform draws, then each member's hits.
-        drawn = self._rng.multinomial(count, np.full(self.n_questions, 1.0 / self.n_questions))
-        return drawn @ self._correct[:, arms]
+        return self._drawn(count) @ self._correct[:, arms]
+
+    def _drawn(self, count: int) -> np.ndarray:
+        return self._rng.multinomial(count, np.full(self.n_questions, 1.0 / self.n_questions))
+
+    def sum_moments(self, arms, count):
+        # The team's score on each question; a block knows how often each question was drawn.
+        scores = self._correct[:, arms].sum(axis=1)
+        if count == 1:
+            score = float(scores[self._questions.take(1)[0]])
+            return score, score * score
+        drawn = self._drawn(count)
+        return float(drawn @ scores), float(drawn @ scores ** 2)
+
+    def member_moments(self, arms, count):
+        totals = self.member_rewards(arms, count)
+        return totals, totals.copy()  # 0/1 rewards are their own squares

@@ -9,7 +9,8 @@ The forms are
 * :class:`Instance` (an instance of given types),
 * ``None`` (the value ``None`` is allowed),
 * :data:`SEED` (``None``, a non-negative ``int``, a ``SeedSequence`` or a ``Generator``),
-* :data:`SUPERARMS` (a non-empty sequence of super-arms, checked further by the algorithm).
+* :data:`SUPERARMS` (a non-empty sequence of super-arms, checked further by the algorithm),
+* :data:`REWARD_RANGE` (a pair ``(low, high)`` of finite numbers with ``low < high``).
 
 The same declarations generate an invalid value for every parameter
 (:func:`invalid_value`), which the conformance suite feeds to every algorithm. The model
@@ -35,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fullbandit._validation import InvalidParameterError
+from fullbandit._validation import InvalidParameterError, check_reward_range
 
 CLOSED = ("both", "left", "right", "neither")
 
@@ -174,10 +175,37 @@ class _SuperArms:
         return []
 
 
+class _RewardRange:
+    def accepts(self, value) -> bool:
+        try:
+            check_reward_range("reward_range", value)
+        except (TypeError, ValueError):
+            return False
+        return True
+
+    def describe(self) -> str:
+        return "a pair (low, high) of finite numbers with low < high"
+
+    def invalid_value(self):
+        return (1.0, 0.0)
+
+    @staticmethod
+    def right_type(value) -> bool:
+        try:
+            check_reward_range("reward_range", value)
+        except TypeError:
+            return False
+        except ValueError:
+            return True
+        return True
+
+
 #: Constraint of a ``seed`` parameter.
 SEED = _Seed()
 #: Constraint of an explicit list of super-arms (the algorithm checks each member).
 SUPERARMS = _SuperArms()
+#: Constraint of a range of rewards ``(low, high)`` (a list or a tuple, e.g. as loaded from JSON).
+REWARD_RANGE = _RewardRange()
 
 
 def _number(value) -> str:
@@ -221,6 +249,8 @@ def _right_type(allowed, value) -> bool:
         elif constraint is SEED and isinstance(value, numbers.Integral) and not isinstance(value, bool):
             return True
         elif constraint is SUPERARMS and isinstance(value, Iterable) and not isinstance(value, str | bytes):
+            return True
+        elif constraint is REWARD_RANGE and REWARD_RANGE.right_type(value):
             return True
     return False
 

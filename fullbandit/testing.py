@@ -31,7 +31,8 @@ import numpy as np
 
 from fullbandit.base import Algorithm, ProtocolError
 from fullbandit.driver import run
-from fullbandit.environments import GaussianSum
+from fullbandit.environments import BernoulliTeam, GaussianSum
+from fullbandit.estimation import RANGE_CONFIDENCES
 from fullbandit.params import Options, invalid_value
 from fullbandit.problem import PartitionMatroid, TopK
 from fullbandit.registry import AlgorithmSpec
@@ -273,7 +274,12 @@ def check_partition_matroid(spec: AlgorithmSpec) -> None:
 
 
 def check_every_option_value_runs(spec: AlgorithmSpec) -> None:
-    """Each allowed value of each string option, one at a time, gives a run that ends with the best pair."""
+    """Each allowed value of each string option, one at a time, gives a run that ends with the best pair.
+
+    A confidence option that needs bounded rewards (``RANGE_CONFIDENCES``) must refuse the
+    Gaussian environment (unbounded) with an error naming ``confidence`` and
+    ``reward_range``, and runs on Bernoulli members with the same means (range declared).
+    """
     for name in spec.options:
         for constraint in spec.cls.parameter_constraints[name]:
             if not isinstance(constraint, Options):
@@ -281,8 +287,26 @@ def check_every_option_value_runs(spec: AlgorithmSpec) -> None:
             for value in sorted(constraint.values):
                 if name == "support" and value == "cyclic":
                     continue  # needs gcd(n, k) = 1, which the check's instance (6, 2) does not have
+                if name == "confidence" and value in RANGE_CONFIDENCES:
+                    _check_needs_bounded_rewards(spec, value)
+                    continue
                 result = run(_make(spec, **{name: value}), _environment(spec), progress=False)
                 assert result.answer == (0, 1), f"{name}={value!r}: answer {result.answer}"
+
+
+def _check_needs_bounded_rewards(spec: AlgorithmSpec, value: str) -> None:
+    algorithm = _make(spec, confidence=value)
+    try:
+        run(algorithm, _environment(spec), progress=False)
+    except ValueError as error:
+        assert "confidence" in str(error) and "reward_range" in str(error), \
+            f"the error for confidence={value!r} with unbounded rewards does not name the parameters: {error}"
+        assert not algorithm.is_set_up, "a refused setup left a half-built algorithm"
+    else:
+        raise AssertionError(f"confidence={value!r} ran on unbounded (Gaussian) rewards")
+    bounded = BernoulliTeam(THETA, feedback=spec.feedback, seed=11)
+    result = run(_make(spec, confidence=value, noise_scale=None), bounded, progress=False)
+    assert result.answer == (0, 1), f"confidence={value!r}: answer {result.answer} on Bernoulli members"
 
 
 def check_easy_instance(spec: AlgorithmSpec) -> None:

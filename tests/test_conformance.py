@@ -27,11 +27,11 @@ class CarelessICB(ICB):
         if self.mistake != "skips validation":
             super()._validate()
 
-    def tell(self, pull, reward):
+    def tell(self, pull, reward, **moments):
         if self.mistake == "accepts double tells" and not self.done and getattr(pull, "id", None) not in self._pending:
             self._told += 1  # counts a reward for a pull that is not outstanding
             return
-        super().tell(pull, reward)
+        super().tell(pull, reward, **moments)
 
     def _check_if_due(self):
         if self.mistake == "ignores the budget" and self._told >= self.budget:

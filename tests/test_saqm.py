@@ -178,7 +178,7 @@ def test_budget_exhausted_is_reported_not_claimed():
     (dict(epsilon=float("inf")), "epsilon=inf must be a float in [0, inf]"),
     (dict(width_bound="exact"), "width_bound='exact' must be one of 'certified', 'theorem1'"),
     (dict(oracle="magic"), "oracle='magic' must be one of"),
-    (dict(confidence="loose"), "confidence='loose' must be one of 'paper', 'stitched', 'tight'"),
+    (dict(confidence="loose"), "confidence='loose' must be one of 'bernstein', 'paper', 'stitched', 'tight'"),
     (dict(support="windows"), "support='windows' must be one of 'auto', 'cyclic', 'random'"),
     (dict(budget=0), "budget=0 must be an int in [1, inf]"),
     (dict(noise_scale=0.0), "noise_scale=0.0 must be None or a float in (0, inf)"),

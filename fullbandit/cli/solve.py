@@ -57,7 +57,8 @@ def add_parser(commands) -> None:
     parser.add_argument("--budget", type=int, default=None, help="pull cap (default: the algorithm's, 10,000,000)")
     parser.add_argument("--confidence", choices=CONFIDENCE_CONSTANTS, default=None,
                         help="confidence constant: tight (union over rounds), stitched (union over the checks), "
-                             "paper (default: the algorithm's: stitched for swap and phased, tight for the paper's)")
+                             "paper, bernstein (variance-adaptive, bounded rewards: the bernoulli and replay models) "
+                             "(default: the algorithm's: stitched for swap and phased, tight for the paper's)")
     parser.add_argument("--width-bound", choices=WIDTH_BOUNDS, default=None,
                         help="SAQM's bound on the widest confidence ellipsoid (default: certified)")
     parser.add_argument("--oracle", choices=sorted(ORACLES), default=None,

@@ -26,7 +26,9 @@ class Exhaustive(StaticFullBandit):
         Refuse (at setup, with a clear error) when the class has more super-arms (default
         :data:`fullbandit.enumeration.ENUMERATION_LIMIT`, so that one check takes
         well under a second).
-    epsilon, delta, noise_scale, confidence, support, support_size, allocation, budget, check_growth, stop_on_rule, seed
+    epsilon, delta, noise_scale, reward_range, confidence, support, support_size
+        See :class:`fullbandit.full.static.StaticFullBandit`.
+    allocation, budget, check_growth, stop_on_rule, seed
         See :class:`fullbandit.full.static.StaticFullBandit`.
 
     References
@@ -47,11 +49,13 @@ class Exhaustive(StaticFullBandit):
     parameter_constraints = {**STATIC_CONSTRAINTS, "limit": [Interval(int, 1, None)]}
 
     def __init__(self, problem, *, limit: int = ENUMERATION_LIMIT, epsilon: float = 0.0, delta: float = 0.05,
-                 noise_scale: float | None = None, confidence: str = "tight", support="auto",
+                 noise_scale: float | None = None, reward_range=None,
+                 confidence: str = "tight", support="auto",
                  support_size: int | None = None, allocation: str = "uniform", budget: int = DEFAULT_BUDGET,
                  check_growth: float = 0.05, stop_on_rule: bool = True, seed=None):
         self.limit = limit
-        super().__init__(problem, epsilon=epsilon, delta=delta, noise_scale=noise_scale, confidence=confidence,
+        super().__init__(problem, epsilon=epsilon, delta=delta, noise_scale=noise_scale, reward_range=reward_range,
+                         confidence=confidence,
                          support=support, support_size=support_size, allocation=allocation, budget=budget,
                          check_growth=check_growth, stop_on_rule=stop_on_rule, seed=seed)
 

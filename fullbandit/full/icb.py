@@ -28,7 +28,9 @@ class ICB(StaticFullBandit):
     problem : DecisionClass
         Any class with a linear maximisation oracle (:class:`fullbandit.TopK`,
         :class:`fullbandit.PartitionMatroid`).
-    epsilon, delta, noise_scale, confidence, support, support_size, allocation, budget, check_growth, stop_on_rule, seed
+    epsilon, delta, noise_scale, reward_range, confidence, support, support_size
+        See :class:`fullbandit.full.static.StaticFullBandit`.
+    allocation, budget, check_growth, stop_on_rule, seed
         See :class:`fullbandit.full.static.StaticFullBandit`.
 
     Notes

@@ -51,7 +51,9 @@ class SAFOA(StaticFullBandit):
         Reference super-arms per check (the paper's number was lost; our choice).
     recentre_steps : int
         Re-centring steps per reference (our choice).
-    epsilon, delta, noise_scale, confidence, support, support_size, allocation, budget, check_growth, stop_on_rule, seed
+    epsilon, delta, noise_scale, reward_range, confidence, support, support_size
+        See :class:`fullbandit.full.static.StaticFullBandit`.
+    allocation, budget, check_growth, stop_on_rule, seed
         See :class:`fullbandit.full.static.StaticFullBandit`.
 
     References
@@ -81,14 +83,16 @@ class SAFOA(StaticFullBandit):
 
     def __init__(self, problem, *, mode: str = "certified", oracle: str = "peeling", n_references: int = 4,
                  recentre_steps: int = 3, epsilon: float = 0.0, delta: float = 0.05,
-                 noise_scale: float | None = None, confidence: str = "tight", support="auto",
+                 noise_scale: float | None = None, reward_range=None,
+                 confidence: str = "tight", support="auto",
                  support_size: int | None = None, allocation: str = "uniform", budget: int = DEFAULT_BUDGET,
                  check_growth: float = 0.05, stop_on_rule: bool = True, seed=None):
         self.mode = mode
         self.oracle = oracle
         self.n_references = n_references
         self.recentre_steps = recentre_steps
-        super().__init__(problem, epsilon=epsilon, delta=delta, noise_scale=noise_scale, confidence=confidence,
+        super().__init__(problem, epsilon=epsilon, delta=delta, noise_scale=noise_scale, reward_range=reward_range,
+                         confidence=confidence,
                          support=support, support_size=support_size, allocation=allocation, budget=budget,
                          check_growth=check_growth, stop_on_rule=stop_on_rule, seed=seed)
 

@@ -48,7 +48,9 @@ class SAQM(StaticFullBandit):
           QP optimum, so the guarantee is unchanged and the run stops earlier.
     oracle : str
         Densest-k-subgraph oracle of Algorithm 1 (a name in :data:`fullbandit.dks.ORACLES`).
-    epsilon, delta, noise_scale, confidence, support, support_size, allocation, budget, check_growth, stop_on_rule, seed
+    epsilon, delta, noise_scale, reward_range, confidence, support, support_size
+        See :class:`fullbandit.full.static.StaticFullBandit`.
+    allocation, budget, check_growth, stop_on_rule, seed
         See :class:`fullbandit.full.static.StaticFullBandit`.
 
     Notes
@@ -84,12 +86,14 @@ class SAQM(StaticFullBandit):
                              "oracle": [Options(ORACLES)]}
 
     def __init__(self, problem, *, width_bound: str = "certified", oracle: str = "peeling", epsilon: float = 0.0,
-                 delta: float = 0.05, noise_scale: float | None = None, confidence: str = "tight", support="auto",
+                 delta: float = 0.05, noise_scale: float | None = None, reward_range=None,
+                 confidence: str = "tight", support="auto",
                  support_size: int | None = None, allocation: str = "uniform", budget: int = DEFAULT_BUDGET,
                  check_growth: float = 0.05, stop_on_rule: bool = True, seed=None):
         self.width_bound = width_bound
         self.oracle = oracle
-        super().__init__(problem, epsilon=epsilon, delta=delta, noise_scale=noise_scale, confidence=confidence,
+        super().__init__(problem, epsilon=epsilon, delta=delta, noise_scale=noise_scale, reward_range=reward_range,
+                         confidence=confidence,
                          support=support, support_size=support_size, allocation=allocation, budget=budget,
                          check_growth=check_growth, stop_on_rule=stop_on_rule, seed=seed)
 

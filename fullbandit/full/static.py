@@ -13,21 +13,24 @@ from typing import ClassVar
 
 import numpy as np
 
-from fullbandit._validation import InvalidParameterError
+from fullbandit._validation import InvalidParameterError, check_reward_range
 from fullbandit.allocation import SUPPORT_KINDS, Tracker, g_optimal_allocation, make_support
 from fullbandit.base import Algorithm, StoppingCheck
 from fullbandit.estimation import (
     CONFIDENCE_CONSTANTS,
+    RANGE_CONFIDENCES,
+    BernsteinTerms,
     LeastSquaresEstimate,
     SingularDesignError,
     StaticDesign,
     confidence_radius,
 )
-from fullbandit.params import SEED, SUPERARMS, Instance, Interval, Options
+from fullbandit.params import REWARD_RANGE, SEED, SUPERARMS, Instance, Interval, Options
 from fullbandit.problem import SuperArm
 from fullbandit.state import StateError, StateReader
 
 DEFAULT_BUDGET = 10_000_000
+RANGE_TOLERANCE = 1e-9  # relative slack of the checks that told rewards lie in the declared range
 ALLOCATIONS = ("uniform", "g-optimal", "xy-optimal")
 G_OPTIMAL_DROP = 1e-4  # optimal-design (G or XY) weights below this fraction of the largest are dropped
 
@@ -36,6 +39,7 @@ STATIC_CONSTRAINTS: dict[str, list] = {
     "epsilon": [Interval(float, 0, None)],
     "delta": [Interval(float, 0, 1, closed="neither")],
     "noise_scale": [None, Interval(float, 0, None, closed="neither")],
+    "reward_range": [None, REWARD_RANGE],
     "confidence": [Options(CONFIDENCE_CONSTANTS)],
     "support": [Options(SUPPORT_KINDS), SUPERARMS],
     "support_size": [None, Interval(int, 1, None)],
@@ -68,11 +72,26 @@ class StaticFullBandit(Algorithm):
     noise_scale : float, optional
         Sub-Gaussian scale ``R`` of one observed sum. ``None``: :func:`fullbandit.run`
         takes the environment's declared scale (without writing this parameter); with
-        ask/tell you must set it.
-    confidence : {"tight", "paper", "stitched"}
+        ask/tell you must set it (except with ``confidence="bernstein"``, which does not
+        use it: it then defaults to the range's ``(high - low) / 2``).
+    reward_range : (float, float), optional
+        The interval ``(low, high)`` every observed pull lies in (for ``k`` members each
+        in ``[0, 1]``: ``(0, k)``), needed by ``confidence="bernstein"`` only. ``None``:
+        :func:`fullbandit.run` takes the environment's declared range (``Replay`` and
+        ``BernoulliTeam`` declare ``(0, k)``; ``GaussianSum`` none), without writing this
+        parameter. With ``"bernstein"`` a told reward outside ``count * [low, high]`` is
+        refused.
+    confidence : {"tight", "paper", "stitched", "bernstein"}
         Which constant ``C_t`` (:func:`fullbandit.estimation.confidence_radius`):
         ``"stitched"`` unions over the stopping checks of the fixed geometric schedule
         rather than over every round (smaller, same guarantee at the checks).
+        ``"bernstein"``: for bounded rewards, a variance-adaptive (empirical Bernstein)
+        radius on the same schedule, ``sigma_bar sqrt(2 L) + (1/3) B L h`` with
+        ``sigma_bar`` an upper confidence bound on the members' reward standard deviations
+        (Maurer and Pontil 2009) instead of the range's ``R = B / 2``: far smaller when the
+        rewards vary little (replayed answers of accurate workers), without assuming the
+        members independent. ``tell`` then needs a block's sum of squared rewards
+        (``sum_of_squares=``; :func:`fullbandit.run` provides it).
     support : {"auto", "swap-optimal", "cyclic", "random"} or sequence of super-arms
         The support of the allocation (:func:`fullbandit.allocation.make_support`), or an
         explicit list of distinct super-arms spanning R^n. ``"auto"`` (top-k) takes the
@@ -127,13 +146,14 @@ class StaticFullBandit(Algorithm):
     parameter_constraints: ClassVar[dict[str, list]] = STATIC_CONSTRAINTS
 
     def __init__(self, problem, *, epsilon: float = 0.0, delta: float = 0.05, noise_scale: float | None = None,
-                 confidence: str = "tight", support="auto", support_size: int | None = None,
+                 reward_range=None, confidence: str = "tight", support="auto", support_size: int | None = None,
                  allocation: str = "uniform", budget: int = DEFAULT_BUDGET, check_growth: float = 0.05,
                  stop_on_rule: bool = True, seed=None):
         self.problem = problem
         self.epsilon = epsilon
         self.delta = delta
         self.noise_scale = noise_scale
+        self.reward_range = reward_range
         self.confidence = confidence
         self.support = support
         self.support_size = support_size
@@ -158,6 +178,7 @@ class StaticFullBandit(Algorithm):
     # --- building ----------------------------------------------------------------------
     def _build(self, rng: np.random.Generator, noise_scale: float | None) -> None:
         self._setup_checks()
+        self._reward_range = self._resolve_reward_range(getattr(self, "_offered_reward_range", None))
         self._noise_scale = self._resolve_noise_scale(noise_scale)
         problem = self.problem
         if isinstance(self.support, str):
@@ -170,8 +191,27 @@ class StaticFullBandit(Algorithm):
         arms, proportions = _proportions(problem.n, arms, self.allocation)
         self._start(arms, proportions)
 
+    def _uses_variances(self) -> bool:
+        return self.confidence in RANGE_CONFIDENCES
+
+    def _resolve_reward_range(self, fallback) -> tuple[float, float] | None:
+        given = self.reward_range if self.reward_range is not None else fallback
+        if given is None:
+            if self._uses_variances():
+                raise InvalidParameterError(
+                    f"{type(self).__name__}: confidence={self.confidence!r} needs bounded rewards, but no "
+                    "reward_range is known: pass reward_range=(low, high) (the interval one observed pull lies "
+                    "in), run it on an environment that declares one (Replay, BernoulliTeam), or choose "
+                    f"confidence among {', '.join(repr(c) for c in CONFIDENCE_CONSTANTS if c not in RANGE_CONFIDENCES)}"
+                    " (GaussianSum's rewards are unbounded)")
+            return None
+        return check_reward_range("reward_range", given)
+
     def _resolve_noise_scale(self, fallback: float | None) -> float:
         scale = self.noise_scale if self.noise_scale is not None else fallback
+        if scale is None and self._uses_variances() and self._reward_range is not None:
+            low, high = self._reward_range
+            scale = (high - low) / 2.0  # not used by the radius; the range's sub-Gaussian scale, for reports
         if scale is None:
             raise InvalidParameterError(
                 f"{type(self).__name__}: noise_scale is not set: pass noise_scale=R (the sub-Gaussian scale of "
@@ -187,7 +227,8 @@ class StaticFullBandit(Algorithm):
                 f"support spans rank {rank} < n={self.problem.n}: theta is not identifiable from it")
 
     def _start(self, arms, proportions, counts=None) -> None:
-        self._design = StaticDesign(self.problem.n, arms)
+        self._design = StaticDesign(self.problem.n, arms, square_sums=self._uses_variances())
+        self._terms: tuple[tuple[int, int], BernsteinTerms] | None = None  # this check's, once computed
         self._proportions = np.asarray(proportions, dtype=float)
         self._tracker = Tracker(self._proportions, counts=counts)
         self._plan = [0] * len(arms)  # pulls allocated to each member and not yet handed out
@@ -207,6 +248,17 @@ class StaticFullBandit(Algorithm):
         """The noise scale in use: the parameter, or the one :meth:`setup` was given."""
         self.setup()
         return self._noise_scale
+
+    @property
+    def effective_reward_range(self) -> tuple[float, float] | None:
+        """The reward range in use: the parameter, or the one :meth:`setup` was given (or ``None``)."""
+        self.setup()
+        return self._reward_range
+
+    @property
+    def needs_square_sums(self) -> bool:
+        """``True`` with ``confidence="bernstein"``: blocks are told with ``sum_of_squares=``."""
+        return self._uses_variances()
 
     # --- pulls ---------------------------------------------------------------------------
     def _next_pull(self, max_count: int):
@@ -230,6 +282,28 @@ class StaticFullBandit(Algorithm):
     def _record(self, token, arms, count, reward) -> None:
         self._design.record(int(token), reward, count)
 
+    def _observe(self, token, arms, count, reward, sum_of_squares) -> None:
+        if self._design.square_sums is None:
+            self._design.record(int(token), reward, count)
+        else:
+            squares = reward * reward if sum_of_squares is None else sum_of_squares
+            self._design.record(int(token), reward, count, squares)
+
+    def _check_observation(self, pull, reward, sum_of_squares) -> None:
+        if not self._uses_variances():
+            return
+        count = pull.count
+        if sum_of_squares is None and count > 1:
+            raise InvalidParameterError(
+                f"sum_of_squares is required for a block of count={count} pulls with confidence={self.confidence!r} "
+                "(it estimates each member's reward variance): tell(pull, reward, sum_of_squares=...)")
+        squares = reward * reward if sum_of_squares is None else sum_of_squares
+        problem = _range_violation(reward, squares, count, self._reward_range)
+        if problem:
+            raise InvalidParameterError(
+                f"reward refused: {problem} (reward_range={self._reward_range} bounds each pull; rewards outside "
+                f"it void the guarantee of confidence={self.confidence!r})")
+
     def _release(self, token, count) -> None:
         self._plan[int(token)] += count
         self._planned += count
@@ -251,13 +325,48 @@ class StaticFullBandit(Algorithm):
 
         ``delta`` and ``n_directions`` default to the algorithm's ``delta`` and union bound;
         a rule that combines several bounds passes its share of ``delta`` and each bound's
-        own number of directions. With ``confidence="stitched"`` the union is over the
-        stopping checks, and this check's index is the number of checks made plus one.
+        own number of directions. With ``confidence="stitched"`` or ``"bernstein"`` the
+        union is over the stopping checks, and this check's index is the number of checks
+        made plus one. With ``"bernstein"`` the radius also depends on the data told so far
+        (:meth:`bernstein_terms`); its variance bounds take half of the algorithm's whole
+        ``delta`` whatever share is passed, and the directions half of the share (see
+        :func:`fullbandit.estimation.confidence_radius`).
         """
         self.setup()
+        stitched = self.confidence in ("stitched", *RANGE_CONFIDENCES)
+        check = min(self._checks + 1, t) if stitched else None
+        terms = self.bernstein_terms() if self._uses_variances() else None
         return confidence_radius(t, self.delta if delta is None else delta, self._noise_scale,
                                  self._n_directions() if n_directions is None else n_directions, self.confidence,
-                                 check=min(self._checks + 1, t) if self.confidence == "stitched" else None)
+                                 check=check, bernstein=terms)
+
+    def bernstein_terms(self, estimate: LeastSquaresEstimate | None = None) -> BernsteinTerms:
+        """The variance bound and leverage of ``confidence="bernstein"`` for the check now being made.
+
+        Computed once per check from the data told so far
+        (:meth:`fullbandit.estimation.StaticDesign.bernstein_terms`, level ``delta / 2`` for
+        the variance bounds, check index the number of checks made plus one).
+
+        Raises
+        ------
+        InvalidParameterError
+            Unless ``confidence="bernstein"``; :class:`SingularDesignError` before the data
+            identify the means.
+        """
+        self.setup()
+        if not self._uses_variances():
+            raise InvalidParameterError(f"confidence={self.confidence!r} has no Bernstein terms: only "
+                                        f"{', '.join(map(repr, RANGE_CONFIDENCES))}")
+        assert self._reward_range is not None  # resolved at setup for these options
+        t = self._design.pulls
+        check = max(min(self._checks + 1, t), 1)
+        key = (t, check)
+        if self._terms is None or self._terms[0] != key:
+            low, high = self._reward_range
+            terms = self._design.bernstein_terms(estimate if estimate is not None else self._design.estimate(),
+                                                 high - low, float(self.delta), check)
+            self._terms = (key, terms)
+        return self._terms[1]
 
     def _evaluate(self) -> StoppingCheck:
         t = self._design.pulls
@@ -266,18 +375,24 @@ class StaticFullBandit(Algorithm):
         except SingularDesignError as error:
             return StoppingCheck(t, math.inf, float(self.epsilon), None, self.guarantee == "certified",
                                  {"singular": str(error)})
+        terms = self.bernstein_terms(estimate) if self._uses_variances() else None
         gap_bound, answer, details = self._rule(estimate, self.radius(t))
+        if terms is not None:
+            details = {**details, "sigma_bar": terms.std_bound, "h_max": terms.leverage}
         return StoppingCheck(t, float(gap_bound), float(self.epsilon), answer, self.guarantee == "certified",
                              details, estimate)
 
     def constants(self) -> dict:
         """Confidence constants, noise scale, union bound, support and allocation."""
         self.setup()
-        return {"confidence": self.confidence, "noise_scale": self._noise_scale, "delta": self.delta,
-                "epsilon": self.epsilon, "union_bound": self._n_directions(),
-                "support": self.support if isinstance(self.support, str) else "explicit",
-                "allocation": self.allocation, "support_size": len(self._design.support),
-                "first_stop": self._first_stop}
+        constants = {"confidence": self.confidence, "noise_scale": self._noise_scale, "delta": self.delta,
+                     "epsilon": self.epsilon, "union_bound": self._n_directions(),
+                     "support": self.support if isinstance(self.support, str) else "explicit",
+                     "allocation": self.allocation, "support_size": len(self._design.support),
+                     "first_stop": self._first_stop}
+        if self._uses_variances() and self._reward_range is not None:
+            constants["reward_range"] = list(self._reward_range)
+        return constants
 
     # --- saved state ---------------------------------------------------------------------
     def _state(self) -> dict:
@@ -285,7 +400,9 @@ class StaticFullBandit(Algorithm):
                 "proportions": self._proportions.tolist(), "allocated": self._tracker.counts.tolist(),
                 "plan": list(self._plan), "cursor": self._cursor, "counts": self._design.counts.tolist(),
                 "reward_sums": self._design.reward_sums.tolist(), "next_check": self._next_check,
-                "first_stop": self._first_stop}
+                "first_stop": self._first_stop,
+                "reward_range": None if self._reward_range is None else list(self._reward_range),
+                "square_sums": None if self._design.square_sums is None else self._design.square_sums.tolist()}
 
     def _restore(self, state: StateReader) -> None:
         self._setup_checks()
@@ -293,6 +410,7 @@ class StaticFullBandit(Algorithm):
         if noise_scale is None or noise_scale <= 0:
             raise StateError(f"{state.source}: field 'state.noise_scale' must be positive")
         self._noise_scale = noise_scale
+        self._reward_range = self._restore_reward_range(state)
         try:
             arms = [self.problem.check_super_arm(arm, "support member") for arm in state.get("support", list)]
             if len(set(arms)) != len(arms):
@@ -311,10 +429,45 @@ class StaticFullBandit(Algorithm):
         self._cursor = state.integer("cursor", low=0, high=m - 1)
         self._design.counts[:] = state.array("counts", length=m, dtype=int, low=0)
         self._design.reward_sums[:] = state.array("reward_sums", length=m)
+        self._restore_square_sums(state, m)
         self._design.pulls = int(self._design.counts.sum())
         self._next_check = state.integer("next_check", low=1)
         first = state.get("first_stop", int, optional=True)
         self._first_stop = first
+
+    def _restore_reward_range(self, state: StateReader) -> tuple[float, float] | None:
+        # Optional for the options that do not use it (files written before it existed lack it).
+        value = state.data.get("reward_range")
+        if value is None:
+            if self._uses_variances():
+                raise StateError(f"{state.source}: field 'state.reward_range' is missing: confidence="
+                                 f"{self.confidence!r} needs it")
+            return None
+        try:
+            return check_reward_range("reward_range", value)
+        except (TypeError, ValueError) as error:
+            raise StateError(f"{state.source}: field 'state.reward_range': {error}") from None
+
+    def _restore_square_sums(self, state: StateReader, m: int) -> None:
+        design = self._design
+        if design.square_sums is None:
+            if state.data.get("square_sums") is not None:
+                raise StateError(f"{state.source}: field 'state.square_sums' must be null: only confidence="
+                                 f"{', '.join(map(repr, RANGE_CONFIDENCES))} keeps square sums")
+            return
+        squares = state.array("square_sums", length=m, low=0.0)  # present, numbers, finite, non-negative
+        assert self._reward_range is not None
+        for member, (count, total, square) in enumerate(zip(design.counts, design.reward_sums, squares, strict=True)):
+            if count == 0:
+                problem = "" if total == 0.0 and square == 0.0 else "a member never pulled has non-zero sums"
+            elif square < total * total / count * (1.0 - RANGE_TOLERANCE):
+                problem = (f"{square!r} < reward_sums**2 / counts = {total * total / count!r} for member {member} "
+                           "(impossible by Cauchy-Schwarz)")
+            else:
+                problem = _range_violation(float(total), float(square), int(count), self._reward_range)
+            if problem:
+                raise StateError(f"{state.source}: field 'state.square_sums' is inconsistent: {problem}")
+        design.square_sums[:] = squares
 
     def _check_consistency(self, source: str) -> None:
         if self._design.pulls != self._told:
@@ -327,6 +480,24 @@ class StaticFullBandit(Algorithm):
             outstanding[token] += pull.count
         if not np.array_equal(self._tracker.counts, self._design.counts + outstanding + self._plan):
             raise StateError(f"{source}: 'allocated' differs from counts + pending + plan: the file was edited")
+
+
+def _range_violation(total: float, squares: float, count: int, reward_range) -> str:
+    """Why ``count`` values in ``[low, high]`` cannot sum to ``total`` with squares summing to ``squares``, or ''.
+
+    Each value ``y`` in ``[low, high]`` has ``(y - low)(high - y) >= 0``, i.e.
+    ``y^2 <= (low + high) y - low high``; summed: ``squares <= (low + high) total - count low high``.
+    """
+    low, high = reward_range
+    scale = max(abs(low), abs(high))
+    slack = RANGE_TOLERANCE * count * scale
+    if not count * low - slack <= total <= count * high + slack:
+        return f"a sum of {total!r} over {count} pull(s) is outside [{count * low!r}, {count * high!r}]"
+    most = (low + high) * total - count * low * high
+    if squares > most + slack * scale:
+        return (f"a sum of squares of {squares!r} exceeds (low + high) sum - count low high = {most!r}, the most "
+                f"that {count} value(s) in [{low!r}, {high!r}] summing to {total!r} can have")
+    return ""
 
 
 def _proportions(n: int, arms, allocation: str):

@@ -61,7 +61,7 @@ class SwapBound(StaticFullBandit):
     rules : {"all", "pair", "graded"}
         The bounds to take the minimum of: all three at ``delta / 3`` each (default), or
         one rule alone at ``delta``.
-    confidence : {"stitched", "tight", "paper"}
+    confidence : {"stitched", "tight", "paper", "bernstein"}
         As in :class:`fullbandit.full.static.StaticFullBandit`, but ``"stitched"`` by default
         (the union over the stopping checks: same guarantee, ``log log t`` instead of ``log t``).
     support : {"swap-optimal", "auto", "cyclic", "random"} or sequence of super-arms
@@ -71,7 +71,9 @@ class SwapBound(StaticFullBandit):
         which is what every bound of this rule is made of. On the quiz data
         (``k = 10``, Bernoulli workers, ``epsilon = 0.5``) it needed 1.7 to 1.8 times fewer
         pulls than ``"auto"``'s ``8 n`` members.
-    epsilon, delta, noise_scale, support_size, allocation, budget, check_growth, stop_on_rule, seed
+    epsilon, delta, noise_scale, reward_range, support_size
+        See :class:`fullbandit.full.static.StaticFullBandit`.
+    allocation, budget, check_growth, stop_on_rule, seed
         See :class:`fullbandit.full.static.StaticFullBandit`.
 
     Notes
@@ -114,11 +116,13 @@ class SwapBound(StaticFullBandit):
     parameter_constraints = {**STATIC_CONSTRAINTS, "rules": [Options(RULES)]}
 
     def __init__(self, problem, *, rules: str = "all", epsilon: float = 0.0, delta: float = 0.05,
-                 noise_scale: float | None = None, confidence: str = "stitched", support="swap-optimal",
+                 noise_scale: float | None = None, reward_range=None,
+                 confidence: str = "stitched", support="swap-optimal",
                  support_size: int | None = None, allocation: str = "uniform", budget: int = DEFAULT_BUDGET,
                  check_growth: float = 0.05, stop_on_rule: bool = True, seed=None):
         self.rules = rules
-        super().__init__(problem, epsilon=epsilon, delta=delta, noise_scale=noise_scale, confidence=confidence,
+        super().__init__(problem, epsilon=epsilon, delta=delta, noise_scale=noise_scale, reward_range=reward_range,
+                         confidence=confidence,
                          support=support, support_size=support_size, allocation=allocation, budget=budget,
                          check_growth=check_growth, stop_on_rule=stop_on_rule, seed=seed)
 
