@@ -105,6 +105,8 @@ def summarize_table2(frame: pd.DataFrame) -> pd.DataFrame:
         if {name, "icb"} <= set(pulls.columns):
             table[f"ours {name}/icb"] = pulls[name] / pulls["icb"]
     table["all optimal"] = frame.groupby("instance")["correct"].all().reindex(table.index)
+    if "epsilon_optimal" in frame:  # epsilon = 0.5: an answer may be epsilon-optimal without being the best
+        table["all epsilon-optimal"] = frame.groupby("instance")["epsilon_optimal"].all().reindex(table.index)
     return table
 
 
