@@ -584,6 +584,68 @@ class Tracker:
         return self.counts - before
 
 
+class Handout:
+    """The pulls a :class:`Tracker` allocates up to the next stopping check, handed out in blocks.
+
+    Members come in turn from a cursor, so single pulls interleave the members, and a block
+    takes a member's whole remaining share at once (up to the caller's ``max_count``). Which
+    member comes next never reads a reward, so the design stays static.
+
+    Parameters
+    ----------
+    tracker : Tracker
+        The allocation rule (its counts include what is planned here).
+    plan : sequence of int, optional
+        Pulls allocated to each member and not yet handed out (to resume a saved run).
+    cursor : int
+        The member the next hand-out starts from.
+
+    Examples
+    --------
+    >>> from fullbandit.allocation import Handout, Tracker
+    >>> handout = Handout(Tracker([1, 1, 2]))
+    >>> [handout.take(max_count=10, next_check=8, room=100) for _ in range(3)]   # 2 + 2 + 4 pulls
+    [(0, 2), (1, 2), (2, 4)]
+    >>> handout.take(max_count=10, next_check=8, room=100)   # past the check: one pull at a time
+    (0, 1)
+    """
+
+    def __init__(self, tracker: Tracker, plan=None, cursor: int = 0):
+        self.tracker = tracker
+        self.plan = [0] * tracker.counts.size if plan is None else [int(v) for v in plan]
+        self.cursor = int(cursor)
+        self.planned = sum(self.plan)
+
+    def take(self, max_count: int, next_check: int, room: int) -> tuple[int, int]:
+        """The next block ``(member, count)``, planning first when nothing is planned.
+
+        The plan reaches ``next_check`` allocated pulls (one more pull once past it), but
+        allocates at most ``room`` pulls beyond those allocated so far (``room >= 1``).
+        """
+        if not self.planned:
+            allocated = int(self.tracker.counts.sum())
+            target = next_check if allocated < next_check else allocated + 1
+            self.plan = self.tracker.allocate(min(target, allocated + room)).tolist()
+            self.planned = sum(self.plan)
+        plan, member = self.plan, self.cursor
+        while not plan[member]:
+            member = (member + 1) % len(plan)
+        count = min(plan[member], max_count)
+        plan[member] -= count
+        self.planned -= count
+        self.cursor = (member + 1) % len(plan)
+        return member, count
+
+    def give_back(self, member: int, count: int) -> None:
+        """Return ``count`` pulls of ``member`` that were handed out and will never be told."""
+        self.plan[member] += count
+        self.planned += count
+
+    def accounts_for(self, counts, outstanding) -> bool:
+        """Whether the tracker's counts are ``counts`` told + ``outstanding`` + the plan (a state check)."""
+        return bool(np.array_equal(self.tracker.counts, np.asarray(counts) + np.asarray(outstanding) + self.plan))
+
+
 def g_optimal_allocation(n: int, support, solver: str | None = None, tolerance: float = 1e-6) -> np.ndarray:
     """G-optimal proportions over a candidate support (Kuroki et al. 2020, Appendix D).
 

@@ -64,6 +64,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linear_sum_assignment, linprog
+from swap_directions import swap_directions
 
 import fullbandit as fb
 from fullbandit.dks import ORACLES, bound, bound_matrix, densest_k_subgraph_matrix
@@ -281,20 +282,6 @@ def interval_worst_gap(inst: Instance, best, radius: float) -> float:
     own = np.all(inst.X == _indicators([best], inst.problem.n)[0], axis=1)
     return float(np.max((inst.X @ inst.theta + radius * widths)[~own])
                  - (inst.theta[list(best)].sum() - radius * widths[own][0]))
-
-
-def swap_directions(n: int, m: int) -> np.ndarray:
-    """Every ``e_J - e_I``, ``I, J`` disjoint ``m``-subsets, one of each pair ``+-y``."""
-    rows = []
-    for added in itertools.combinations(range(n), m):
-        rest = [i for i in range(n) if i not in added]
-        for removed in itertools.combinations(rest, m):
-            if added < removed:
-                y = np.zeros(n)
-                y[list(added)] = 1.0
-                y[list(removed)] = -1.0
-                rows.append(y)
-    return np.array(rows)
 
 
 def worst_gap_lp(theta: np.ndarray, challengers: np.ndarray, directions: np.ndarray, limits: np.ndarray,

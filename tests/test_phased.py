@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from swap_directions import swap_directions
 from test_swap_pac import EPSILON, errors, hard_means, tolerance
 
 import fullbandit as fb
@@ -166,19 +167,6 @@ def test_restart_ratio_is_validated(value):
         algorithm.setup()
 
 
-def _directions(n: int, m_max: int):
-    """Every m-swap direction e_J - e_I (one sign), m = 1..m_max, with its m."""
-    import itertools
-    for m in range(1, m_max + 1):
-        for added in itertools.combinations(range(n), m):
-            rest = [i for i in range(n) if i not in added]
-            for removed in itertools.combinations(rest, m):
-                if added < removed:
-                    y = np.zeros(n)
-                    y[list(added)], y[list(removed)] = 1.0, -1.0
-                    yield m, y
-
-
 @settings(max_examples=300, deadline=None)
 @given(st.integers(3, 7).flatmap(lambda n: st.tuples(st.just(n), st.integers(1, n - 1), st.integers(0, 2**32 - 1))))
 def test_decisions_and_gap_bound_hold_for_every_theta_in_the_events(case):
@@ -203,7 +191,7 @@ def test_decisions_and_gap_bound_hold_for_every_theta_in_the_events(case):
     graded = [radius * float(rng.uniform(1.0, 1.5)) for _ in range(m_max)]
     accept, reject, bound, answer, _ = algorithm._decide(LeastSquaresEstimate(theta_hat, gram, Q, 1), radius, graded)
     scale = {1: radius}
-    directions = list(_directions(n, m_max))
+    directions = [(m, y) for m in range(1, m_max + 1) for y in swap_directions(n, m)]
     for _ in range(20):
         shift = rng.normal(0.0, 1.0, n) * rng.uniform(0.01, 1.0)
         worst = max(abs(y @ shift) / (min(scale.get(m, math.inf), graded[m - 1]) * math.sqrt(y @ Q @ y))

@@ -20,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 from scipy.optimize import linprog
+from swap_directions import swap_directions
 
 import fullbandit as fb
 from fullbandit import registry
@@ -51,21 +52,6 @@ def _subsets(n: int, k: int) -> np.ndarray:
     for row, members in enumerate(itertools.combinations(range(n), k)):
         rows[row, list(members)] = 1.0
     return rows
-
-
-@cache
-def _swap_directions(n: int, m: int) -> np.ndarray:
-    """Every e_J - e_I with I, J disjoint m-subsets, one sign per +-pair (lexicographically first J)."""
-    rows = []
-    for added in itertools.combinations(range(n), m):
-        rest = [i for i in range(n) if i not in added]
-        for removed in itertools.combinations(rest, m):
-            if added < removed:
-                y = np.zeros(n)
-                y[list(added)] = 1.0
-                y[list(removed)] = -1.0
-                rows.append(y)
-    return np.array(rows)
 
 
 def _widths(directions: np.ndarray, Q: np.ndarray) -> np.ndarray:
@@ -135,9 +121,9 @@ def _challengers(n: int, k: int, best) -> np.ndarray:
 # --- counts ---------------------------------------------------------------------------------
 @pytest.mark.parametrize("n", range(2, 9))
 def test_direction_counts_match_enumeration_for_every_k(n):
-    assert n_pair_directions(n) == len(_swap_directions(n, 1))
+    assert n_pair_directions(n) == len(swap_directions(n, 1))
     for m in range(1, n // 2 + 1):
-        assert n_swap_directions(n, m) == len(_swap_directions(n, m))
+        assert n_swap_directions(n, m) == len(swap_directions(n, m))
     # The union must cover every possible M_hat: the m-swap directions between any two k-subsets
     # are exactly Y_m (independent of k), far more than the C(k, m) C(n - k, m) swaps of one M_hat.
     for k in range(1, n):
@@ -209,7 +195,7 @@ def test_swap_gains_and_lambda_bound_against_enumeration():
         assert np.allclose(swap_gains(theta_hat, best), expected, atol=1e-12)
         lam = projected_lambda_max(Q)
         for m in range(1, n // 2 + 1):
-            assert np.all(_widths(_swap_directions(n, m), Q) ** 2 <= 2 * m * lam * (1 + 1e-9) + 1e-15)
+            assert np.all(_widths(swap_directions(n, m), Q) ** 2 <= 2 * m * lam * (1 + 1e-9) + 1e-15)
 
 
 def test_row_bound_and_coupled_terms_against_enumeration():
@@ -259,9 +245,9 @@ def _families(n: int, k: int, rng) -> dict:
     pair_radius = rng.uniform(0.0, 3.0)
     graded_radii = rng.uniform(0.0, 3.0, m_max)
     icb_radius = rng.uniform(0.0, 3.0)
-    swaps = [_swap_directions(n, m) for m in range(1, m_max + 1)]
+    swaps = [swap_directions(n, m) for m in range(1, m_max + 1)]
     families = {
-        "pair": (_swap_directions(n, 1), np.full(n_pair_directions(n), pair_radius), pair_radius),
+        "pair": (swap_directions(n, 1), np.full(n_pair_directions(n), pair_radius), pair_radius),
         "graded": (np.concatenate(swaps), np.concatenate([np.full(len(y), c) for y, c in zip(swaps, graded_radii,
                                                                                               strict=True)]),
                    graded_radii),

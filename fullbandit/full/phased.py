@@ -9,7 +9,7 @@ from typing import ClassVar
 import numpy as np
 
 from fullbandit._validation import InvalidParameterError
-from fullbandit.allocation import Tracker, make_support, optimal_swap_variance, swap_variance
+from fullbandit.allocation import Handout, Tracker, make_support, optimal_swap_variance, swap_variance
 from fullbandit.base import Algorithm, StoppingCheck
 from fullbandit.estimation import LeastSquaresEstimate, SingularDesignError, StaticDesign, confidence_radius
 from fullbandit.full.static import DEFAULT_BUDGET
@@ -206,10 +206,7 @@ class PhasedSwap(Algorithm):
         self._design = StaticDesign(len(self._undecided), support)
         self._arms = [tuple(sorted(self._fillers + tuple(self._undecided[i] for i in member)))
                       for member in self._design.support]
-        self._tracker = Tracker(np.ones(len(support)), counts=counts)
-        self._plan = [0] * len(support)
-        self._planned = 0
-        self._cursor = 0
+        self._handout = Handout(Tracker(np.ones(len(support)), counts=counts))
         self._next_check = len(support)
         self._phase_checks = 0
         self._phase_swaps = max(1, max_swaps(len(self._undecided), self.problem.k - len(self._accepted)))
@@ -239,19 +236,7 @@ class PhasedSwap(Algorithm):
 
     # --- pulls -----------------------------------------------------------------------------
     def _next_pull(self, max_count: int):
-        if not self._planned:
-            allocated = int(self._tracker.counts.sum())
-            target = self._next_check if allocated < self._next_check else allocated + 1
-            room = self.budget - self._told - self._outstanding
-            self._plan = self._tracker.allocate(min(target, allocated + room)).tolist()
-            self._planned = sum(self._plan)
-        plan, member = self._plan, self._cursor
-        while not plan[member]:
-            member = (member + 1) % len(plan)
-        count = min(plan[member], max_count)
-        plan[member] -= count
-        self._planned -= count
-        self._cursor = (member + 1) % len(plan)
+        member, count = self._handout.take(max_count, self._next_check, self.budget - self._told - self._outstanding)
         return self._arms[member], count, [self._phase, member]
 
     def _record(self, token, arms, count, reward) -> None:
@@ -264,8 +249,7 @@ class PhasedSwap(Algorithm):
     def _release(self, token, count) -> None:
         phase, member = token
         if phase == self._phase:
-            self._plan[int(member)] += count
-            self._planned += count
+            self._handout.give_back(int(member), count)
 
     def _due_for_check(self) -> bool:
         return self._design.pulls >= self._next_check
@@ -357,7 +341,8 @@ class PhasedSwap(Algorithm):
                 "carry_bound": bound if math.isfinite(bound) else None,
                 "undecided": list(self._undecided), "size": self._size, "fillers": list(self._fillers),
                 "support": [list(member) for member in self._design.support],
-                "allocated": self._tracker.counts.tolist(), "plan": list(self._plan), "cursor": self._cursor,
+                "allocated": self._handout.tracker.counts.tolist(), "plan": list(self._handout.plan),
+                "cursor": self._handout.cursor,
                 "counts": self._design.counts.tolist(), "reward_sums": self._design.reward_sums.tolist(),
                 "next_check": self._next_check, "phase_checks": self._phase_checks,
                 "phase_swaps": self._phase_swaps}
@@ -394,9 +379,8 @@ class PhasedSwap(Algorithm):
         answer = state.get("carry_answer", list, optional=True)
         self._carry = (None if answer is None else tuple(int(i) for i in answer),
                        math.inf if bound is None else float(bound))
-        self._plan = state.array("plan", length=m, dtype=int, low=0).tolist()
-        self._planned = sum(self._plan)
-        self._cursor = state.integer("cursor", low=0, high=m - 1)
+        self._handout = Handout(self._handout.tracker, state.array("plan", length=m, dtype=int, low=0),
+                                state.integer("cursor", low=0, high=m - 1))
         self._design.counts[:] = state.array("counts", length=m, dtype=int, low=0)
         self._design.reward_sums[:] = state.array("reward_sums", length=m)
         self._design.pulls = int(self._design.counts.sum())
@@ -408,7 +392,7 @@ class PhasedSwap(Algorithm):
         if self._design.pulls + self._set_aside != self._told:
             raise StateError(f"{source}: the phase's {self._design.pulls} pulls and the {self._set_aside} set aside "
                              f"do not add up to 'told' = {self._told}")
-        outstanding = np.zeros(len(self._plan), dtype=np.int64)
+        outstanding = np.zeros(len(self._handout.plan), dtype=np.int64)
         for pull, token in self._pending.values():
             if not (isinstance(token, list) and len(token) == 2 and all(isinstance(v, int) for v in token)):
                 raise StateError(f"{source}: pending pull {pull.id} has a malformed token")
@@ -417,7 +401,7 @@ class PhasedSwap(Algorithm):
                 if not 0 <= member < len(self._arms) or self._arms[member] != pull.arms:
                     raise StateError(f"{source}: pending pull {pull.id} does not match a support member")
                 outstanding[member] += pull.count
-        if not np.array_equal(self._tracker.counts, self._design.counts + outstanding + self._plan):
+        if not self._handout.accounts_for(self._design.counts, outstanding):
             raise StateError(f"{source}: 'allocated' differs from counts + pending + plan: the file was edited")
 
 

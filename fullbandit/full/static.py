@@ -14,7 +14,7 @@ from typing import ClassVar
 import numpy as np
 
 from fullbandit._validation import InvalidParameterError, check_reward_range
-from fullbandit.allocation import SUPPORT_KINDS, Tracker, g_optimal_allocation, make_support
+from fullbandit.allocation import SUPPORT_KINDS, Handout, Tracker, g_optimal_allocation, make_support
 from fullbandit.base import Algorithm, StoppingCheck
 from fullbandit.estimation import (
     CONFIDENCE_CONSTANTS,
@@ -230,10 +230,7 @@ class StaticFullBandit(Algorithm):
         self._design = StaticDesign(self.problem.n, arms, square_sums=self._uses_variances())
         self._terms: tuple[tuple[int, int], BernsteinTerms] | None = None  # this check's, once computed
         self._proportions = np.asarray(proportions, dtype=float)
-        self._tracker = Tracker(self._proportions, counts=counts)
-        self._plan = [0] * len(arms)  # pulls allocated to each member and not yet handed out
-        self._planned = 0  # their sum
-        self._cursor = 0  # members are handed out cyclically from here
+        self._handout = Handout(Tracker(self._proportions, counts=counts))
         self._next_check = len(arms)  # every member pulled once: A_t is invertible
         self._first_stop: int | None = None
 
@@ -262,21 +259,7 @@ class StaticFullBandit(Algorithm):
 
     # --- pulls ---------------------------------------------------------------------------
     def _next_pull(self, max_count: int):
-        if not self._planned:
-            # Plan the pulls up to the next check (ask() leaves room in the budget for one).
-            allocated = int(self._tracker.counts.sum())
-            target = self._next_check if allocated < self._next_check else allocated + 1
-            self._plan = self._tracker.allocate(min(target, self.budget)).tolist()
-            self._planned = sum(self._plan)
-        # Members in turn from the cursor: single pulls interleave the members, and a block
-        # takes a member's whole share at once. Which member comes next never reads a reward.
-        plan, member = self._plan, self._cursor
-        while not plan[member]:
-            member = (member + 1) % len(plan)
-        count = min(plan[member], max_count)
-        plan[member] -= count
-        self._planned -= count
-        self._cursor = (member + 1) % len(plan)
+        member, count = self._handout.take(max_count, self._next_check, self.budget - self._told - self._outstanding)
         return self._design.support[member], count, member
 
     def _record(self, token, arms, count, reward) -> None:
@@ -305,8 +288,7 @@ class StaticFullBandit(Algorithm):
                 f"it void the guarantee of confidence={self.confidence!r})")
 
     def _release(self, token, count) -> None:
-        self._plan[int(token)] += count
-        self._planned += count
+        self._handout.give_back(int(token), count)
 
     def _due_for_check(self) -> bool:
         return self._design.pulls >= self._next_check
@@ -397,8 +379,9 @@ class StaticFullBandit(Algorithm):
     # --- saved state ---------------------------------------------------------------------
     def _state(self) -> dict:
         return {"noise_scale": self._noise_scale, "support": [list(arm) for arm in self._design.support],
-                "proportions": self._proportions.tolist(), "allocated": self._tracker.counts.tolist(),
-                "plan": list(self._plan), "cursor": self._cursor, "counts": self._design.counts.tolist(),
+                "proportions": self._proportions.tolist(), "allocated": self._handout.tracker.counts.tolist(),
+                "plan": list(self._handout.plan), "cursor": self._handout.cursor,
+                "counts": self._design.counts.tolist(),
                 "reward_sums": self._design.reward_sums.tolist(), "next_check": self._next_check,
                 "first_stop": self._first_stop,
                 "reward_range": None if self._reward_range is None else list(self._reward_range),
@@ -424,9 +407,8 @@ class StaticFullBandit(Algorithm):
             raise StateError(f"{state.source}: field 'state.proportions' must be positive")
         allocated = state.array("allocated", length=m, dtype=int, low=0)
         self._start(arms, proportions, counts=allocated)
-        self._plan = state.array("plan", length=m, dtype=int, low=0).tolist()
-        self._planned = sum(self._plan)
-        self._cursor = state.integer("cursor", low=0, high=m - 1)
+        self._handout = Handout(self._handout.tracker, state.array("plan", length=m, dtype=int, low=0),
+                                state.integer("cursor", low=0, high=m - 1))
         self._design.counts[:] = state.array("counts", length=m, dtype=int, low=0)
         self._design.reward_sums[:] = state.array("reward_sums", length=m)
         self._restore_square_sums(state, m)
@@ -472,13 +454,13 @@ class StaticFullBandit(Algorithm):
     def _check_consistency(self, source: str) -> None:
         if self._design.pulls != self._told:
             raise StateError(f"{source}: the counts add up to {self._design.pulls} pulls but 'told' is {self._told}")
-        outstanding = np.zeros(len(self._plan), dtype=np.int64)
+        outstanding = np.zeros(len(self._handout.plan), dtype=np.int64)
         for pull, token in self._pending.values():
             if not (isinstance(token, int) and 0 <= token < len(self._design.support)) \
                     or self._design.support[token] != pull.arms:
                 raise StateError(f"{source}: pending pull {pull.id} does not match a support member")
             outstanding[token] += pull.count
-        if not np.array_equal(self._tracker.counts, self._design.counts + outstanding + self._plan):
+        if not self._handout.accounts_for(self._design.counts, outstanding):
             raise StateError(f"{source}: 'allocated' differs from counts + pending + plan: the file was edited")
 
 
