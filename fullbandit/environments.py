@@ -230,13 +230,10 @@ class Environment(ABC):
             The summed reward (``feedback="full"``) or each member's reward, in the order
             given (``feedback="semi"``), summed over the ``count`` pulls.
         """
-        arms = self._validated_arms(super_arm)
-        if type(count) is not int and (isinstance(count, bool) or not isinstance(count, numbers.Integral)) \
-                or count < 1:
-            raise InvalidParameterError(f"count={count!r} must be an integer >= 1")
+        arms, count = self._validated_arms(super_arm), _validated_count(count)
         if self.feedback == "full":
-            return self.sum_reward(arms, int(count))
-        return self.member_rewards(arms, int(count))
+            return self.sum_reward(arms, count)
+        return self.member_rewards(arms, count)
 
     def pull_moments(self, super_arm, count: int = 1):
         """Pull ``super_arm`` ``count`` times and return the rewards' sum and sum of squares.
@@ -261,13 +258,10 @@ class Environment(ABC):
         >>> squares == 4 * a + 1 * (10 - a)
         True
         """
-        arms = self._validated_arms(super_arm)
-        if type(count) is not int and (isinstance(count, bool) or not isinstance(count, numbers.Integral)) \
-                or count < 1:
-            raise InvalidParameterError(f"count={count!r} must be an integer >= 1")
+        arms, count = self._validated_arms(super_arm), _validated_count(count)
         if self.feedback == "full":
-            return self.sum_moments(arms, int(count))
-        return self.member_moments(arms, int(count))
+            return self.sum_moments(arms, count)
+        return self.member_moments(arms, count)
 
 
 class GaussianSum(Environment):
@@ -435,3 +429,9 @@ class Replay(Environment):
     def member_moments(self, arms, count):
         totals = self.member_rewards(arms, count)
         return totals, totals.copy()  # 0/1 rewards are their own squares
+
+
+def _validated_count(count) -> int:
+    if type(count) is not int and (isinstance(count, bool) or not isinstance(count, numbers.Integral)) or count < 1:
+        raise InvalidParameterError(f"count={count!r} must be an integer >= 1")
+    return int(count)
