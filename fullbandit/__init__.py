@@ -11,7 +11,7 @@ from fullbandit import registry
 from fullbandit._validation import InvalidParameterError
 from fullbandit.base import Algorithm, ProtocolError, Pull, StoppingCheck
 from fullbandit.driver import run
-from fullbandit.environments import BernoulliTeam, Environment, GaussianSum, Replay
+from fullbandit.environments import BernoulliTeam, Environment, GaussianArms, GaussianSum, Replay
 from fullbandit.estimation import SingularDesignError, confidence_radius
 from fullbandit.full import ICB, SAFOA, SAQM, Exhaustive, PhasedSwap, SwapBound
 from fullbandit.lower_bound import LowerBound, lower_bound
@@ -29,7 +29,6 @@ load = Algorithm.load
 __all__ = [
     "run", "load", "registry", "lower_bound", "LowerBound", "Algorithm", "Pull", "StoppingCheck", "StopReason",
     "SAQM", "SAFOA", "ICB", "Exhaustive", "SwapBound", "PhasedSwap", "TopK", "PartitionMatroid", "DecisionClass",
-    "Result",
-    "Environment", "GaussianSum", "BernoulliTeam", "Replay", "confidence_radius", "InvalidParameterError",
-    "SingularDesignError", "ProtocolError", "StateError", "__version__",
+    "Result", "Environment", "GaussianSum", "GaussianArms", "BernoulliTeam", "Replay", "confidence_radius",
+    "InvalidParameterError", "SingularDesignError", "ProtocolError", "StateError", "__version__",
 ]

@@ -336,7 +336,7 @@ class Algorithm(ABC):
     # --- ask / tell ---------------------------------------------------------------------
     @property
     def n_pulls(self) -> int:
-        """Pulls told so far (a block of ``m`` counts ``m``)."""
+        """Pulls told so far, in units of :meth:`cost` (a block of ``m`` counts ``m``; semi: samples)."""
         return self._told if self.is_set_up else 0
 
     @property
@@ -370,7 +370,9 @@ class Algorithm(ABC):
         ----------
         max_count : int
             The largest block the caller accepts: the algorithm may ask for up to this
-            many identical pulls at once, to be told with the sum of their rewards.
+            many identical pulls at once, to be told with the sum of their rewards. It
+            bounds the pull's *cost* (:meth:`cost`): for semi-bandit feedback, the number
+            of single-arm samples (``max_count=1``: one arm, once).
         """
         if not self.is_set_up:
             self.setup()
@@ -384,13 +386,31 @@ class Algorithm(ABC):
             raise ProtocolError(
                 f"all budget={self.budget} pulls are handed out: tell (or abandon) the {len(self._pending)} "
                 "outstanding pull(s) first")
-        arms, count, token = self._next_pull(min(int(max_count), remaining))
+        limit = min(int(max_count), remaining)
+        arms, count, token = self._next_pull(limit)
         pull = Pull(self._next_id, tuple(arms), int(count))
+        if not 1 <= self.cost(pull) <= limit:  # an algorithm's bug, not the caller's
+            raise RuntimeError(f"{type(self).__name__}._next_pull returned a pull of cost {self.cost(pull)} "
+                               f"outside 1..{limit}")
         self._next_id += 1
         self._pending[pull.id] = (pull, token)
         self._by_arms.setdefault(pull.arms, []).append(pull.id)
-        self._outstanding += pull.count
+        self._outstanding += self.cost(pull)
         return pull
+
+    def cost(self, pull: Pull) -> int:
+        """What ``pull`` spends of the budget: its count of team pulls (full feedback), or of
+        single-arm samples, ``count * len(arms)`` (semi feedback: each member's reward is a
+        sample, the unit of the semi-bandit papers' budgets). ``n_pulls`` counts the same.
+
+        Examples
+        --------
+        >>> import fullbandit as fb
+        >>> from fullbandit.base import Pull
+        >>> fb.ICB(fb.TopK(4, 2)).cost(Pull(0, (0, 1), count=3))
+        3
+        """
+        return pull.count if self.feedback == "full" else pull.count * len(pull.arms)
 
     def tell(self, pull, reward, *, sum_of_squares=None) -> None:
         """Record the observed ``reward`` of ``pull`` (a :class:`Pull`, or the pulled arms).
@@ -415,13 +435,13 @@ class Algorithm(ABC):
         squares = None if sum_of_squares is None else self._check_square_sum(sum_of_squares, value, handle)
         self._check_observation(handle, value, squares)
         del self._pending[pull_id]
-        self._outstanding -= handle.count
+        self._outstanding -= self.cost(handle)
         ids = self._by_arms[handle.arms]
         ids.remove(pull_id)
         if not ids:
             del self._by_arms[handle.arms]
         self._observe(token, handle.arms, handle.count, value, squares)
-        self._told += handle.count
+        self._told += self.cost(handle)
         self._check_if_due()
 
     def abandon(self, pull) -> None:
@@ -429,7 +449,7 @@ class Algorithm(ABC):
         self.setup()
         pull_id = self._resolve(pull)
         handle, token = self._pending.pop(pull_id)
-        self._outstanding -= handle.count
+        self._outstanding -= self.cost(handle)
         ids = self._by_arms[handle.arms]
         ids.remove(pull_id)
         if not ids:
@@ -576,7 +596,7 @@ class Algorithm(ABC):
                         state_int(reader, "pending count", entry[2], 1, self.budget))
             self._pending[pull.id] = (pull, entry[3])
             self._by_arms.setdefault(pull.arms, []).append(pull.id)
-            self._outstanding += pull.count
+            self._outstanding += self.cost(pull)
         last = reader.get("last_check", dict, optional=True)
         if last is not None:
             try:

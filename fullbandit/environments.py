@@ -272,7 +272,8 @@ class GaussianSum(Environment):
     ``k`` members (each ``N(0, sigma^2 / k)``, independent), so the members' rewards
     add up to a draw of the full-feedback model.
 
-    ``R = sigma`` for the sum; ``sigma / sqrt(k)`` per member.
+    ``R = sigma`` for the sum; ``sigma / sqrt(k)`` per member. For per-arm (semi-bandit)
+    algorithms that pull batches of varying size, use :class:`GaussianArms`.
 
     Examples
     --------
@@ -309,6 +310,57 @@ class GaussianSum(Environment):
     def member_moments(self, arms, count):
         totals = self.member_rewards(arms, count)
         spread = self.sigma ** 2 / arms.size * self._rng.chisquare(count - 1, size=arms.size) if count > 1 \
+            else np.zeros(arms.size)
+        return totals, totals * totals / count + spread
+
+
+class GaussianArms(Environment):
+    """Means plus independent Gaussian noise of standard deviation ``sigma`` on every arm.
+
+    The per-arm model of the semi-bandit papers (e.g. Bubeck, Wang, Viswanathan 2013,
+    section 5): a member's reward is ``N(theta_i, sigma^2)`` whatever else is pulled with
+    it, so a batch of any size draws each arm's law unchanged; the sum of ``k`` members is
+    ``N(theta(S), k sigma^2)``. (:class:`GaussianSum` instead fixes the noise of the *sum*
+    and splits it over the pulled members, so its per-member noise depends on how many
+    are pulled together.)
+
+    ``R = sigma`` per member, ``sigma sqrt(k)`` for the sum.
+
+    Examples
+    --------
+    >>> from fullbandit.environments import GaussianArms
+    >>> arms = GaussianArms([0.9, 0.5, 0.1], sigma=0.5, feedback="semi", seed=0)
+    >>> arms.pull((0, 2), count=4).round(3).tolist()   # each member's total over 4 pulls
+    [3.726, 0.268]
+    >>> arms.noise_scales(2)
+    (0.5, 0.7071067811865476)
+    """
+
+    def __init__(self, means, sigma: float = 1.0, *, feedback="full", seed=None, labels=None):
+        super().__init__(means, feedback=feedback, seed=seed, labels=labels)
+        self.sigma = check_real("sigma", sigma, low=0.0, low_inclusive=False)
+        self._normals = _BufferedDraws(self._rng.standard_normal)
+
+    def noise_scales(self, k: int) -> tuple[float, float]:
+        return self.sigma, self.sigma * math.sqrt(k)
+
+    def member_rewards(self, arms, count):
+        return count * self._means[arms] + self.sigma * math.sqrt(count) * self._normals.take(arms.size)
+
+    def sum_reward(self, arms, count):
+        noise = self.sigma * math.sqrt(count * arms.size) * self._normals.take(1)[0]
+        return float(count * self._mean_sum(arms) + noise)
+
+    # As for GaussianSum: the spread around a block's mean is sigma^2 chi^2(count - 1) per
+    # member (k sigma^2 chi^2(count - 1) for the sum), independent of the total.
+    def sum_moments(self, arms, count):
+        total = self.sum_reward(arms, count)
+        spread = arms.size * self.sigma ** 2 * float(self._rng.chisquare(count - 1)) if count > 1 else 0.0
+        return total, total * total / count + spread
+
+    def member_moments(self, arms, count):
+        totals = self.member_rewards(arms, count)
+        spread = self.sigma ** 2 * self._rng.chisquare(count - 1, size=arms.size) if count > 1 \
             else np.zeros(arms.size)
         return totals, totals * totals / count + spread
 

@@ -31,7 +31,7 @@ import numpy as np
 
 from fullbandit.base import Algorithm, ProtocolError
 from fullbandit.driver import run
-from fullbandit.environments import BernoulliTeam, GaussianSum
+from fullbandit.environments import BernoulliTeam, Environment, GaussianArms, GaussianSum
 from fullbandit.estimation import RANGE_CONFIDENCES
 from fullbandit.params import Options, invalid_value
 from fullbandit.problem import PartitionMatroid, TopK
@@ -60,7 +60,10 @@ def _make(spec: AlgorithmSpec, problem=None, **overrides) -> Algorithm:
     return spec.build(problem or _problem(), **_parameters(spec, **overrides))
 
 
-def _environment(spec: AlgorithmSpec, means=THETA, seed: int = 11) -> GaussianSum:
+def _environment(spec: AlgorithmSpec, means=THETA, seed: int = 11) -> Environment:
+    # Per-arm algorithms pull batches of any size: their arms' noise must not depend on it.
+    if spec.feedback == "semi":
+        return GaussianArms(means, sigma=SIGMA, feedback="semi", seed=seed)
     return GaussianSum(means, sigma=SIGMA, feedback=spec.feedback, seed=seed)
 
 
