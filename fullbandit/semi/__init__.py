@@ -1,0 +1,8 @@
+"""Algorithms for per-arm (semi-bandit) feedback: every member's reward is seen.
+
+The registry of every algorithm, with its tags, is :mod:`fullbandit.registry`.
+"""
+
+from fullbandit.semi.base import PerArmRounds
+
+__all__ = ["PerArmRounds"]

@@ -1,0 +1,190 @@
+"""The round-based layer of the per-arm (semi-bandit) top-k algorithms.
+
+The algorithms of the semi-bandit papers (OptMAI, AdaptiveTopK, SAR, Uniform, LUCB, ...)
+sample single arms and decide between *rounds*: a round asks for ``m_i`` samples of each
+arm ``i``, and only once all of them are told does the algorithm look at the data and
+plan the next one. :class:`PerArmRounds` hands a round out in batches (one
+:class:`fullbandit.base.Pull` for all the arms that need the same number of samples, told
+with each member's summed reward, so a simulated round costs one vectorised draw), keeps
+the samples and reward sums per arm, and saves and restores all of it. Every unit of the
+budget is one single-arm sample (:meth:`fullbandit.base.Algorithm.cost`).
+
+A subclass provides :meth:`PerArmRounds._plan_round` (samples per arm for the next round,
+from the data so far) and :meth:`PerArmRounds._evaluate` (the answer), and may keep its
+own state through :meth:`PerArmRounds._round_state` / :meth:`PerArmRounds._restore_round`.
+"""
+
+from __future__ import annotations
+
+from abc import abstractmethod
+from typing import ClassVar
+
+import numpy as np
+
+from fullbandit.base import Algorithm, ProtocolError
+from fullbandit.problem import TopK
+from fullbandit.state import StateError, StateReader
+
+
+class PerArmRounds(Algorithm):
+    """Base of the per-arm top-k algorithms that sample in rounds (see the module docstring).
+
+    Attributes available to subclasses (after setup)
+    ------------------------------------------------
+    samples : numpy.ndarray of int
+        Samples told per arm.
+    sums : numpy.ndarray
+        Sum of the told rewards per arm.
+    round : int
+        Rounds planned so far (the current one included).
+
+    Examples
+    --------
+    Uniform sampling, two samples of every arm per round:
+
+    >>> import numpy as np
+    >>> import fullbandit as fb
+    >>> from fullbandit.base import StoppingCheck
+    >>> from fullbandit.params import SEED, Interval
+    >>> from fullbandit.semi.base import PerArmRounds
+    >>> class TwoEach(PerArmRounds):
+    ...     setting = "fixed-budget"
+    ...     parameter_constraints = {"budget": [Interval(int, 1, None)], "seed": [SEED]}
+    ...     def __init__(self, problem, *, budget=20, seed=None):
+    ...         self.problem, self.budget, self.seed = problem, budget, seed
+    ...     def _plan_round(self):
+    ...         return np.full(self.problem.n, 2)
+    ...     def _evaluate(self):
+    ...         return StoppingCheck(self._told, np.inf, 0.0, self.problem.best(self.means()), False)
+    >>> algorithm = TwoEach(fb.TopK(5, 2))
+    >>> pull = algorithm.ask(max_count=100)      # the whole round in one batch
+    >>> pull.arms, pull.count, algorithm.cost(pull)
+    ((0, 1, 2, 3, 4), 2, 10)
+    >>> algorithm.tell(pull, [2.0, 1.0, 0.0, 1.0, 2.0])
+    >>> algorithm.samples.tolist(), algorithm.means().tolist()
+    ([2, 2, 2, 2, 2], [1.0, 0.5, 0.0, 0.5, 1.0])
+    >>> [algorithm.ask(max_count=3).arms for _ in range(3)]   # smaller batches: one arm each
+    [(0,), (1,), (2,)]
+    """
+
+    feedback: ClassVar[str] = "semi"
+    decision_classes: ClassVar[tuple[type, ...]] = (TopK,)
+    problem: TopK
+
+    samples: np.ndarray
+    sums: np.ndarray
+    round: int
+
+    # --- what subclasses provide ---------------------------------------------------------
+    @abstractmethod
+    def _plan_round(self) -> np.ndarray:
+        """Samples per arm (``n`` non-negative integers, not all zero) for the next round."""
+
+    def _round_state(self) -> dict:
+        """The subclass's own state (JSON-serialisable; optional)."""
+        return {}
+
+    def _restore_round(self, state: StateReader) -> None:  # noqa: B027 - optional hook
+        """Rebuild the subclass's own state from :meth:`_round_state`'s output (optional)."""
+
+    def _build_rounds(self, rng: np.random.Generator) -> None:  # noqa: B027 - optional hook
+        """Build the subclass's own working state before the first round (optional)."""
+
+    # --- the round machinery ---------------------------------------------------------------
+    def _build(self, rng: np.random.Generator, noise_scale: float | None) -> None:
+        n = self.problem.n
+        self.samples = np.zeros(n, dtype=np.int64)
+        self.sums = np.zeros(n)
+        self.round = 0
+        self._queue = np.zeros(n, dtype=np.int64)  # samples of the round not yet handed out
+        self._round_outstanding = 0  # handed-out samples of the round not yet told
+        self._round_complete = False
+        self._noise_scale = noise_scale
+        self._build_rounds(rng)
+
+    def means(self) -> np.ndarray:
+        """Empirical means (``nan`` for an arm never sampled)."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.where(self.samples > 0, self.sums / np.maximum(self.samples, 1), np.nan)
+
+    def _next_round(self) -> None:
+        plan = np.asarray(self._plan_round())
+        if plan.shape != (self.problem.n,) or not np.issubdtype(plan.dtype, np.integer) or np.any(plan < 0) \
+                or not plan.any():
+            raise RuntimeError(f"{type(self).__name__}._plan_round must return n={self.problem.n} non-negative "
+                               f"integers, not all zero; got {plan!r}")
+        self._queue = plan.astype(np.int64)
+        self.round += 1
+        self._round_complete = False
+
+    def _next_pull(self, max_count: int):
+        if not self._queue.any():
+            if self._round_outstanding:
+                raise ProtocolError(
+                    f"{self.label()}: round {self.round} is handed out; tell (or abandon) its "
+                    f"{self._round_outstanding} outstanding sample(s) before the next round is planned")
+            self._next_round()
+        # Arms needing the same number of samples go out together; the largest such count first.
+        quota = int(self._queue.max())
+        group = np.flatnonzero(self._queue == quota)
+        if quota * group.size > max_count:
+            count = min(quota, max_count)
+            group = group[:max(1, max_count // count)]
+        else:
+            count = quota
+        self._queue[group] -= count
+        self._round_outstanding += count * group.size
+        return tuple(int(i) for i in group), count, [self.round, [int(i) for i in group]]
+
+    def _record(self, token, arms, count, reward) -> None:
+        members = list(arms)
+        self.samples[members] += count
+        self.sums[members] += reward
+        if token[0] == self.round:
+            self._round_outstanding -= count * len(members)
+            self._round_complete = not self._queue.any() and not self._round_outstanding
+
+    def _release(self, token, count) -> None:
+        if token[0] == self.round:
+            self._queue[token[1]] += count
+            self._round_outstanding -= count * len(token[1])
+
+    def _due_for_check(self) -> bool:
+        return self._round_complete
+
+    def _after_check(self, check) -> None:
+        # A round is evaluated once; subclasses that override this call it too.
+        self._round_complete = False
+
+    def constants(self) -> dict:
+        """Rounds so far and the samples per arm (largest and mean)."""
+        self.setup()
+        return {"rounds": self.round, "max_samples_per_arm": int(self.samples.max()),
+                "mean_samples_per_arm": float(self.samples.mean())}
+
+    # --- saved state -----------------------------------------------------------------------------
+    def _state(self) -> dict:
+        return {"samples": self.samples.tolist(), "sums": self.sums.tolist(), "round": self.round,
+                "queue": self._queue.tolist(), "round_outstanding": self._round_outstanding,
+                "round_complete": self._round_complete, "noise_scale": self._noise_scale,
+                "own": self._round_state()}
+
+    def _restore(self, state: StateReader) -> None:
+        n = self.problem.n
+        self.samples = state.array("samples", length=n, dtype=int, low=0)
+        self.sums = state.array("sums", length=n)
+        self.round = state.integer("round", low=0)
+        self._queue = state.array("queue", length=n, dtype=int, low=0)
+        self._round_outstanding = state.integer("round_outstanding", low=0)
+        self._round_complete = state.get("round_complete", bool)
+        self._noise_scale = state.number("noise_scale", optional=True)
+        self._restore_round(state.child("own"))
+
+    def _check_consistency(self, source: str) -> None:
+        if int(self.samples.sum()) != self._told:
+            raise StateError(f"{source}: the samples per arm add up to {int(self.samples.sum())}, "
+                             f"not told={self._told}")
+        pending = sum(pull.count * len(pull.arms) for pull, token in self._pending.values() if token[0] == self.round)
+        if pending != self._round_outstanding:
+            raise StateError(f"{source}: {pending} samples of round {self.round} are pending, "
+                             f"not round_outstanding={self._round_outstanding}")
