@@ -502,8 +502,14 @@ class Algorithm(ABC):
         self._after_check(check)
         if check.stop and self._stops_on_rule():
             self._stop_reason = STOPPING_RULE
-        elif at_budget:
+        elif at_budget or self._spent_its_schedule():
             self._stop_reason = BUDGET_EXHAUSTED
+
+    def _spent_its_schedule(self) -> bool:
+        """Whether a fixed-budget algorithm has spent what its schedule allots of the budget
+        (which may be a little less than ``budget``: e.g. rounded per-arm shares); its run
+        then ends as ``"budget exhausted"``. Optional; checked after each evaluation."""
+        return False
 
     def stopping_check(self) -> StoppingCheck:
         """Evaluate the stopping rule now, on the data told so far, without changing any state."""

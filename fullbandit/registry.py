@@ -30,6 +30,7 @@ from fullbandit._validation import InvalidParameterError
 from fullbandit.base import Algorithm
 from fullbandit.full import ICB, SAFOA, SAQM, Exhaustive, PhasedSwap, SwapBound
 from fullbandit.problem import DecisionClass
+from fullbandit.semi import SAR, Uniform
 
 
 @dataclass(frozen=True)
@@ -179,3 +180,7 @@ register(AlgorithmSpec("exhaustive", Exhaustive, summary="Kuroki et al. 2020, Ap
 register(AlgorithmSpec("swap", SwapBound, summary="Issue 9: min of certified gap bounds over swap directions, top-k"))
 register(AlgorithmSpec("phased", PhasedSwap, summary="Issue 9: adaptive phases that accept and reject arms and "
                                                  "re-design around the undecided swaps, top-k"))
+register(AlgorithmSpec("uniform", Uniform, summary="Per-arm baseline: the budget split evenly over the arms, then the "
+                                                   "empirical top-k (fixed budget)"))
+register(AlgorithmSpec("sar", SAR, summary="Bubeck, Wang, Viswanathan 2013, Algorithm 3: successive accepts and "
+                                           "rejects (per-arm, fixed budget)"))

@@ -14,7 +14,8 @@ class StopReason(StrEnum):
     (for a certified rule, the answer is epsilon-optimal with probability at least
     ``1 - delta``). ``BUDGET_EXHAUSTED``: the pull budget ran out first; the answer is only
     the algorithm's current best guess, with no guarantee (for a fixed-budget algorithm
-    this is how every run ends).
+    this is how every run ends, once it has spent what its schedule allots of the budget:
+    the budget, or a little less when its per-arm shares are rounded down).
 
     Examples
     --------

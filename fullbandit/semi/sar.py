@@ -1,0 +1,224 @@
+"""Fixed-budget per-arm top-k baselines: Uniform allocation and SAR (successive accepts and rejects)."""
+
+from __future__ import annotations
+
+import math
+from typing import ClassVar
+
+import numpy as np
+
+from fullbandit.base import StoppingCheck
+from fullbandit.params import SEED, Interval
+from fullbandit.semi.base import PerArmRounds
+from fullbandit.state import StateError, StateReader
+
+FIXED_BUDGET_CONSTRAINTS: dict[str, list] = {"budget": [Interval(int, 1, None)], "seed": [SEED]}
+
+
+def empirical_top(means: np.ndarray, arms, k: int) -> list[int]:
+    """The ``k`` of ``arms`` with the largest empirical means (ties to the lower index)."""
+    arms = np.asarray(arms, dtype=np.intp)
+    order = sorted(arms.tolist(), key=lambda i: (-means[i], i))
+    return sorted(order[:k])
+
+
+class _FixedBudgetTopK(PerArmRounds):
+    """What the fixed-budget baselines share: the budget check and the empirical answer."""
+
+    setting = "fixed-budget"
+    parameter_constraints: ClassVar[dict[str, list]] = FIXED_BUDGET_CONSTRAINTS
+
+    def _answer(self) -> tuple[int, ...]:
+        return tuple(empirical_top(np.nan_to_num(self.means(), nan=-np.inf), range(self.problem.n), self.problem.k))
+
+    def _evaluate(self) -> StoppingCheck:
+        answer = self._answer() if self.samples.any() else None
+        return StoppingCheck(self._told, math.inf, 0.0, answer, False, {"rounds": self.round})
+
+
+class Uniform(_FixedBudgetTopK):
+    """Uniform allocation: every arm gets ``floor(Q / n)`` samples, then the empirical top-k.
+
+    The ``Q mod n`` samples left over go to distinct arms drawn uniformly at random (seeded),
+    so the run spends exactly ``Q`` (with ``Q < n``, some arms are never sampled and the
+    answer is the empirical top-k of those that were, then the lowest indices). The
+    baseline "Uniform" of the fixed-budget top-k papers (Bubeck, Wang, Viswanathan 2013,
+    section 5; Zhou, Chen, Li 2014, section 6).
+
+    Parameters
+    ----------
+    problem : TopK
+    budget : int
+        ``Q``: single-arm samples.
+    seed : None, int, SeedSequence or Generator
+
+    Examples
+    --------
+    >>> import fullbandit as fb
+    >>> from fullbandit.semi import Uniform
+    >>> environment = fb.GaussianArms([0.9, 0.8, 0.2, 0.1, 0.0], sigma=0.3, feedback="semi", seed=1)
+    >>> result = fb.run(Uniform(fb.TopK(5, 2), budget=203, seed=0), environment, progress=False)
+    >>> result.answer, result.pulls, str(result.stop_reason), result.guarantee
+    ((0, 1), 203, 'budget exhausted', 'fixed-budget')
+    >>> result.constants["max_samples_per_arm"]
+    41
+    """
+
+    name = "uniform"
+
+    def __init__(self, problem, *, budget: int = 10_000, seed=None):
+        self.problem = problem
+        self.budget = budget
+        self.seed = seed
+
+    def _plan_round(self) -> np.ndarray:
+        n = self.problem.n
+        plan = np.full(n, self.budget // n, dtype=np.int64)
+        plan[self._rng.choice(n, size=self.budget % n, replace=False)] += 1
+        return plan
+
+
+def sar_phase_lengths(n: int, budget: int) -> list[int]:
+    """``n_k = ceil((T - n) / (logbar(n) (n + 1 - k)))`` for ``k = 1..n-1``, ``logbar(n) = 1/2 + sum_{i=2}^n 1/i``.
+
+    Bubeck, Wang, Viswanathan (2013), Algorithm 3: in phase ``k`` each of the ``n + 1 - k``
+    active arms is sampled until it has ``n_k`` samples; the phases then use at most ``T``.
+
+    Examples
+    --------
+    >>> from fullbandit.semi.sar import sar_phase_lengths
+    >>> sar_phase_lengths(4, 100)   # logbar(4) = 1/2 + 1/2 + 1/3 + 1/4 = 19/12
+    [16, 21, 31]
+    """
+    logbar = 0.5 + sum(1.0 / i for i in range(2, n + 1))
+    return [math.ceil((budget - n) / (logbar * (n + 1 - k))) for k in range(1, n)]
+
+
+class SAR(_FixedBudgetTopK):
+    """Successive Accepts and Rejects: fixed-budget top-k (Bubeck, Wang, Viswanathan 2013, Algorithm 3).
+
+    ``n - 1`` phases; in phase ``k`` every active arm is sampled up to ``n_k`` samples
+    (:func:`sar_phase_lengths`). Then, with the active arms sorted by empirical mean and
+    ``m`` arms still to accept, each active arm's empirical gap is its distance to the
+    ``(m+1)``-th mean (for the first ``m``) or to the ``m``-th mean (for the others); the arm
+    with the largest gap leaves the active set, accepted if it was among the first ``m``,
+    rejected otherwise. The answer is the accepted arms (plus the last active arm if one
+    place is left).
+
+    Choices the paper leaves open: ties in the sort and in the largest gap go to the lower
+    arm index; once no place is left (``m = 0``) or every active arm is needed
+    (``m`` = active arms) the rest is decided at once; the final phase samples its two arms
+    with whatever the ceilings left of ``T`` (the phases use at most ``T``), split evenly, so
+    a run leaves at most one sample of ``T`` unspent unless the decisions end first. With
+    ``T <= n`` no phase can sample: ``T`` distinct random arms are sampled once and the
+    answer is their empirical top-k (this is no longer SAR).
+
+    Parameters
+    ----------
+    problem : TopK
+    budget : int
+        ``T``: single-arm samples (SAR needs ``T > n``; see above for less).
+    seed : None, int, SeedSequence or Generator
+        Unused by the rule (it is deterministic given the rewards); kept for the protocol.
+
+    References
+    ----------
+    S. Bubeck, T. Wang, N. Viswanathan. Multiple identifications in multi-armed bandits.
+    ICML 2013, Algorithm 3 (SAR) and Theorem 2.
+
+    Examples
+    --------
+    >>> import fullbandit as fb
+    >>> from fullbandit.semi import SAR
+    >>> environment = fb.BernoulliTeam([0.9, 0.8, 0.7, 0.3, 0.2, 0.1], feedback="semi", seed=3)
+    >>> result = fb.run(SAR(fb.TopK(6, 3), budget=3000), environment, progress=False)
+    >>> result.answer, result.pulls, result.constants["accepted"]
+    ((0, 1, 2), 3000, 3)
+    """
+
+    name = "sar"
+
+    def __init__(self, problem, *, budget: int = 10_000, seed=None):
+        self.problem = problem
+        self.budget = budget
+        self.seed = seed
+
+    def _build_rounds(self, rng: np.random.Generator) -> None:
+        self._active = list(range(self.problem.n))
+        self._accepted: list[int] = []
+        self._phase = 0  # phases planned so far
+        self._next_plan = self._advance() if self.budget > self.problem.n else np.zeros(self.problem.n, np.int64)
+
+    def _plan_round(self) -> np.ndarray:
+        if self.budget <= self.problem.n:  # no phase can sample: as many distinct arms as the budget, once
+            plan = np.zeros(self.problem.n, dtype=np.int64)
+            plan[self._rng.choice(self.problem.n, size=self.budget, replace=False)] = 1
+            return plan
+        return self._next_plan
+
+    def _after_check(self, check) -> None:
+        super()._after_check(check)
+        if self.budget > self.problem.n:
+            self._decide()  # on the phase just sampled
+            self._next_plan = self._advance()
+
+    def _advance(self) -> np.ndarray:
+        """The plan of the next phase that samples anything (phases that add no sample are decided at once)."""
+        lengths = sar_phase_lengths(self.problem.n, self.budget)
+        plan = np.zeros(self.problem.n, dtype=np.int64)
+        while not self._settled():
+            self._phase += 1
+            target = lengths[self._phase - 1]
+            if self._phase == self.problem.n - 1:  # the last phase takes what the ceilings left
+                left = self.budget - int(self.samples.sum())
+                target = int(self.samples[self._active].max()) + left // len(self._active)
+            active = np.array(self._active)
+            plan[active] = np.maximum(target - self.samples[active], 0)
+            if plan.any():
+                break
+            self._decide()
+        return plan
+
+    def _decide(self) -> None:
+        """The accept or reject of the phase just completed, from the empirical means."""
+        if self._settled():
+            return
+        means = np.nan_to_num(self.means(), nan=-np.inf)
+        wanted = self.problem.k - len(self._accepted)
+        order = sorted(self._active, key=lambda i: (-means[i], i))
+        gaps = [means[arm] - means[order[wanted]] if rank < wanted else means[order[wanted - 1]] - means[arm]
+                for rank, arm in enumerate(order)]
+        leaving = order[int(np.argmax(gaps))]  # the first maximum: ties to the higher-ranked arm
+        if order.index(leaving) < wanted:
+            self._accepted.append(leaving)
+        self._active.remove(leaving)
+
+    def _settled(self) -> bool:
+        wanted = self.problem.k - len(self._accepted)
+        return wanted == 0 or wanted == len(self._active)
+
+    def _spent_its_schedule(self) -> bool:
+        return self._settled() or self.budget <= self.problem.n
+
+    def _answer(self) -> tuple[int, ...]:
+        wanted = self.problem.k - len(self._accepted)
+        rest = empirical_top(np.nan_to_num(self.means(), nan=-np.inf), self._active, wanted) if wanted > 0 else []
+        return tuple(sorted(self._accepted + rest))
+
+    def constants(self) -> dict:
+        return {**super().constants(), "phases": self._phase, "accepted": len(self._accepted)}
+
+    def _round_state(self) -> dict:
+        return {"active": list(self._active), "accepted": list(self._accepted), "phase": self._phase,
+                "next_plan": self._next_plan.tolist()}
+
+    def _restore_round(self, state: StateReader) -> None:
+        n = self.problem.n
+        active, accepted = state.get("active", list), state.get("accepted", list)
+        arms = active + accepted
+        if not all(isinstance(i, int) and 0 <= i < n for i in arms) or len(set(arms)) != len(arms) \
+                or len(accepted) > self.problem.k:
+            raise StateError(f"{state.source}: fields 'active'/'accepted' must hold distinct arm indices in 0..{n - 1}")
+        self._active, self._accepted = list(active), list(accepted)
+        self._phase = state.integer("phase", low=0, high=n - 1)
+        self._next_plan = state.array("next_plan", length=n, dtype=int, low=0)
