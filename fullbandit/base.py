@@ -476,7 +476,7 @@ class Algorithm(ABC):
         if values is None or np.ndim(values) != 1 or len(values) != len(pull.arms):
             raise InvalidParameterError(
                 f"reward must hold one number per member of {pull.arms} (semi-bandit feedback), got {reward!r}")
-        return np.array([_finite_real(f"reward[{i}]", value) for i, value in enumerate(values)])
+        return _finite_reals("reward", values)
 
     def _check_square_sum(self, sum_of_squares, reward, pull: Pull):
         if self.feedback == "full":
@@ -487,7 +487,7 @@ class Algorithm(ABC):
         if values is None or np.ndim(values) != 1 or len(values) != len(pull.arms):
             raise InvalidParameterError(f"sum_of_squares must hold one number per member of {pull.arms} "
                                         f"(semi-bandit feedback), got {sum_of_squares!r}")
-        member_squares = np.array([_finite_real(f"sum_of_squares[{i}]", value) for i, value in enumerate(values)])
+        member_squares = _finite_reals("sum_of_squares", values)
         for i, (square, member_reward) in enumerate(zip(member_squares, np.asarray(reward), strict=True)):
             _check_cauchy_schwarz(f"sum_of_squares[{i}]", float(square), float(member_reward), pull.count)
         return member_squares
@@ -653,6 +653,16 @@ def _check_cauchy_schwarz(name: str, squares: float, reward: float, count: int) 
         raise InvalidParameterError(
             f"{name}={squares!r} must be at least reward**2 / count = {least!r} (the squares of {count} "
             f"reward(s) summing to {reward!r}; Cauchy-Schwarz) and non-negative")
+
+
+def _finite_reals(name: str, values) -> np.ndarray:
+    """``values`` as a float array if every entry is a finite real (vectorised: a batch may hold
+    thousands of members); otherwise the error of the first bad entry, named ``name[i]``."""
+    if isinstance(values, np.ndarray) and values.dtype.kind in "fiu" and values.dtype != np.bool_:
+        array = values.astype(float)
+        if np.all(np.isfinite(array)):
+            return array
+    return np.array([_finite_real(f"{name}[{i}]", value) for i, value in enumerate(values)])
 
 
 def _as_arms(arms) -> SuperArm:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fullbandit._validation import check_choice
 from fullbandit.datasets import QuizData
-from fullbandit.environments import BernoulliTeam, Environment, GaussianSum, Replay
+from fullbandit.environments import BernoulliTeam, Environment, GaussianArms, GaussianSum, Replay
 
 REWARD_MODELS = ("bernoulli", "replay", "gaussian")
 
@@ -22,7 +22,9 @@ def team_environment(data: QuizData, reward_model: str = "bernoulli", *, feedbac
         scale ``sqrt(k)/2``); ``"replay"``: each pull replays one question of the real
         answer matrix (:class:`Replay`, dependent members, scale ``k/2``); ``"gaussian"``:
         accuracies plus ``N(0, sigma^2)`` on the sum (:class:`GaussianSum`, scale ``sigma``),
-        the paper's synthetic noise.
+        the paper's synthetic noise; with ``feedback="semi"``, ``N(0, sigma^2)`` on each
+        worker (:class:`GaussianArms`), so that per-arm algorithms, which sample any
+        number of workers at once, see each worker's law unchanged.
     feedback : {"full", "semi"}
         What a pull returns: the team's summed reward, or each member's.
     seed : None, int, SeedSequence or Generator
@@ -57,4 +59,6 @@ def team_environment(data: QuizData, reward_model: str = "bernoulli", *, feedbac
         return BernoulliTeam(data.accuracies, feedback=feedback, seed=seed, labels=labels)
     if reward_model == "replay":
         return Replay(data.correct, feedback=feedback, seed=seed, labels=labels)
+    if feedback == "semi":
+        return GaussianArms(data.accuracies, sigma=sigma, feedback=feedback, seed=seed, labels=labels)
     return GaussianSum(data.accuracies, sigma=sigma, feedback=feedback, seed=seed, labels=labels)

@@ -135,3 +135,15 @@ def test_dks_command_refuses_unknown_graphs_and_bad_k(capsys):
     assert "graph='nope' is neither an existing file nor a generator" in capsys.readouterr().err
     assert main(["dks", "karate", "--k", "40"]) == 2
     assert "k=40 must satisfy 1 <= k <= 34" in capsys.readouterr().err
+
+
+def test_solve_runs_per_arm_algorithms_with_semi_feedback(capsys):
+    # A per-arm algorithm sees each worker's answer: its budget counts single-arm samples, and
+    # with 600 samples per worker SAR finds the best 5 of the 55 Pokemon workers.
+    assert main(["solve", "--dataset", "pokemon", "--k", "5", "--algorithm", "sar", "--budget", "33000",
+                 "--no-progress", "--json"]) == 0
+    output = json.loads(capsys.readouterr().out)
+    assert output["pulls"] == 33000 and output["guarantee"] == "fixed-budget"
+    assert output["stop_reason"] == "budget exhausted" and output["gap"] < 0.05
+    assert main(["solve", "--algorithm", "sar", "--epsilon", "0.1", "--no-progress"]) == 2
+    assert "--epsilon does not apply to --algorithm sar" in capsys.readouterr().err

@@ -42,7 +42,7 @@ def add_parser(commands) -> None:
                     "algorithm does not take are refused.")
     parser.add_argument("--dataset", choices=DATASETS, default="it", help="embedded data set (default: it)")
     parser.add_argument("--k", type=int, default=10, help="team size (default: 10)")
-    parser.add_argument("--algorithm", choices=registry.names(feedback="full"), default="phased",
+    parser.add_argument("--algorithm", choices=registry.names(), default="phased",
                         help="a registered algorithm (default: phased, the adaptive certified one that needs the "
                              "fewest pulls on the quiz data); `fullbandit solve --list` describes them")
     parser.add_argument("--list", action="store_true", help="list the algorithms with their tags and exit")
@@ -54,7 +54,8 @@ def add_parser(commands) -> None:
                         help="bernoulli: independent workers; replay: real answers, one random question "
                              "per trial; gaussian: accuracies + N(0, 1) on the sum (default: bernoulli)")
     parser.add_argument("--seed", type=int, default=0, help="seed of every random choice (default: 0)")
-    parser.add_argument("--budget", type=int, default=None, help="pull cap (default: the algorithm's, 10,000,000)")
+    parser.add_argument("--budget", type=int, default=None,
+                        help="pull cap; for per-arm algorithms, single-arm samples (default: the algorithm's)")
     parser.add_argument("--confidence", choices=CONFIDENCE_CONSTANTS, default=None,
                         help="confidence constant: tight (union over rounds), stitched (union over the checks), "
                              "paper, bernstein (variance-adaptive, bounded rewards: the bernoulli and replay models) "
@@ -112,7 +113,8 @@ def run(args) -> int:
     data = load_dataset(args.dataset)
     problem = TopK(data.n_workers, args.k)
     environment_seed, algorithm_seed = np.random.SeedSequence(args.seed).spawn(2)
-    environment = team_environment(data, args.reward_model, seed=environment_seed)
+    # Per-arm (semi-bandit) algorithms see each worker's answer; the others only the team's sum.
+    environment = team_environment(data, args.reward_model, feedback=spec.feedback, seed=environment_seed)
     parameters = algorithm_parameters(spec, args)
     algorithm = spec.build(problem, seed=algorithm_seed, **parameters)
     result = driver.run(algorithm, environment, progress=False if args.no_progress else None)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from functools import cache
 from typing import ClassVar
 
 import numpy as np
@@ -78,6 +79,7 @@ class Uniform(_FixedBudgetTopK):
         return plan
 
 
+@cache
 def sar_phase_lengths(n: int, budget: int) -> list[int]:
     """``n_k = ceil((T - n) / (logbar(n) (n + 1 - k)))`` for ``k = 1..n-1``, ``logbar(n) = 1/2 + sum_{i=2}^n 1/i``.
 
@@ -183,13 +185,15 @@ class SAR(_FixedBudgetTopK):
         """The accept or reject of the phase just completed, from the empirical means."""
         if self._settled():
             return
-        means = np.nan_to_num(self.means(), nan=-np.inf)
+        active = np.array(self._active)
+        means = np.nan_to_num(self.means()[active], nan=-np.inf)
         wanted = self.problem.k - len(self._accepted)
-        order = sorted(self._active, key=lambda i: (-means[i], i))
-        gaps = [means[arm] - means[order[wanted]] if rank < wanted else means[order[wanted - 1]] - means[arm]
-                for rank, arm in enumerate(order)]
-        leaving = order[int(np.argmax(gaps))]  # the first maximum: ties to the higher-ranked arm
-        if order.index(leaving) < wanted:
+        order = np.lexsort((active, -means))  # by mean, decreasing; ties to the lower index
+        ranked = means[order]
+        gaps = np.where(np.arange(active.size) < wanted, ranked - ranked[wanted], ranked[wanted - 1] - ranked)
+        rank = int(np.argmax(gaps))  # the first maximum: ties to the higher-ranked arm
+        leaving = int(active[order[rank]])
+        if rank < wanted:
             self._accepted.append(leaving)
         self._active.remove(leaving)
 

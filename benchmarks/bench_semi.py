@@ -1,0 +1,87 @@
+"""Cost of the per-arm (semi-bandit) round machinery: per sample and per round, against n.
+
+Usage (pin BLAS to one thread; every figure of one run is measured side by side):
+
+    OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_semi.py
+
+Writes benchmarks/results/semi_costs.csv and semi_costs.png. For n in {100, 1000, 10000}
+and a budget of Q = 100 n samples:
+
+* Uniform: one round of Q samples, handed out as one batch (blocks) or one sample at a time
+  (``blocks=False``, as a live campaign tells them; only up to 10^5 samples, timed and
+  scaled per sample);
+* SAR: n - 1 rounds (phases), each one batch of the active arms.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import fullbandit as fb
+from fullbandit.semi import SAR, Uniform
+
+RESULTS = Path(__file__).parent / "results"
+NS = (100, 1000, 10_000)
+SINGLE_SAMPLE_LIMIT = 100_000
+
+
+def _timed(algorithm, n: int, blocks: bool = True) -> tuple[float, fb.Result]:
+    environment = fb.GaussianArms(np.linspace(0.0, 1.0, n), sigma=0.5, feedback="semi", seed=1)
+    start = time.perf_counter()
+    result = fb.run(algorithm, environment, progress=False, blocks=blocks)
+    return time.perf_counter() - start, result
+
+
+def measure() -> pd.DataFrame:
+    rows = []
+    for n in NS:
+        budget = 100 * n
+        seconds, result = _timed(Uniform(fb.TopK(n, n // 10), budget=budget, seed=0), n)
+        rows.append({"algorithm": "uniform (one batch)", "n": n, "samples": result.pulls, "rounds": 1,
+                     "seconds": seconds, "us_per_sample": 1e6 * seconds / result.pulls, "ms_per_round": 1e3 * seconds})
+        single = min(budget, SINGLE_SAMPLE_LIMIT)
+        seconds, result = _timed(Uniform(fb.TopK(n, n // 10), budget=single, seed=0), n, blocks=False)
+        rows.append({"algorithm": "uniform (one sample per pull)", "n": n, "samples": result.pulls, "rounds": 1,
+                     "seconds": seconds, "us_per_sample": 1e6 * seconds / result.pulls, "ms_per_round": np.nan})
+        seconds, result = _timed(SAR(fb.TopK(n, n // 10), budget=budget), n)
+        rounds = result.constants["rounds"]
+        rows.append({"algorithm": "sar (one batch per phase)", "n": n, "samples": result.pulls, "rounds": rounds,
+                     "seconds": seconds, "us_per_sample": 1e6 * seconds / result.pulls,
+                     "ms_per_round": 1e3 * seconds / rounds})
+        print(pd.DataFrame(rows[-3:]).to_string(index=False), flush=True)
+    return pd.DataFrame(rows)
+
+
+def plot(frame: pd.DataFrame, path: Path) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    figure, axes = plt.subplots(1, 2, figsize=(11, 4))
+    for name, group in frame.groupby("algorithm"):
+        axes[0].loglog(group["n"], group["us_per_sample"], marker="o", label=name)
+        if group["ms_per_round"].notna().any():
+            axes[1].loglog(group["n"], group["ms_per_round"], marker="o", label=name)
+    axes[0].set(xlabel="n (arms)", ylabel="microseconds per sample", title="cost per sample, Q = 100 n")
+    axes[1].set(xlabel="n (arms)", ylabel="milliseconds per round", title="cost per round")
+    for ax in axes:
+        ax.legend()
+        ax.grid(True, which="both", alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(path, dpi=120)
+    plt.close(figure)
+
+
+def main() -> None:
+    RESULTS.mkdir(exist_ok=True)
+    frame = measure()
+    frame.to_csv(RESULTS / "semi_costs.csv", index=False)
+    plot(frame, RESULTS / "semi_costs.png")
+    print(f"wrote {RESULTS / 'semi_costs.csv'} and {RESULTS / 'semi_costs.png'}")
+
+
+if __name__ == "__main__":
+    main()
