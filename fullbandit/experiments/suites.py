@@ -141,9 +141,26 @@ def _register_efficiency() -> None:
         efficiency.build_quiz_grid, efficiency.plot_quiz, default_runs=3, summarize=efficiency.summarize_quiz)
 
 
+def _register_zhou() -> None:
+    from fullbandit.experiments import zhou
+    SUITES["zhou-fig1"] = Suite(
+        "zhou-fig1",
+        "Zhou, Chen, Li (2014), Figure 1: aggregate regret against K, n = 1000 Bernoulli arms with Unif[0, 1] or "
+        "0.6/0.5 means, Q = 20n, 50n, 100n; OptMAI (beta 0.8, 0.9), SAR, LUCB, Uniform (those registered). "
+        "The paper averages 100 runs per point and K = 10, 20, ..., 500; here fewer runs and K values.",
+        zhou.build_fig1_grid, zhou.plot_fig1, default_runs=5, summarize=zhou.summarize)
+    SUITES["zhou-rte"] = Suite(
+        "zhou-rte",
+        "Zhou, Chen, Li (2014), Figure 2: the 164 RTE workers' accuracies as Bernoulli arms, Q = 10n, 20n, 50n, "
+        "K = 10..100: regret, precision, and the samples per worker at Q = 10n, K = 20 (the paper: at most 48 "
+        "for OptMAI, 143 for SAR, 17 for LUCB).",
+        zhou.build_rte_grid, zhou.plot_rte, default_runs=20, summarize=zhou.summarize)
+
+
 def get_suite(name: str) -> Suite:
     """The suite called ``name`` (see :data:`SUITES`)."""
     if "kuroki-table2" not in SUITES:
         _register_reproductions()
         _register_efficiency()
+        _register_zhou()
     return SUITES[check_choice("suite", name, tuple(SUITES))]

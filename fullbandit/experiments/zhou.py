@@ -1,0 +1,149 @@
+"""Reproductions of Zhou, Chen, Li (2014), section 6: fixed-budget top-K with per-arm feedback.
+
+``zhou-fig1`` (Figure 1)
+    ``n = 1000`` Bernoulli arms, means ``Unif[0, 1]`` or "0.6/0.5" (``K`` arms at 0.6, the
+    rest at 0.5); budgets ``Q = 20 n, 50 n, 100 n``; aggregate regret against ``K``.
+``zhou-rte`` (Figure 2)
+    The 164 RTE workers' accuracies (:func:`fullbandit.datasets.rte.load_rte`) as Bernoulli
+    arms; ``Q = 10 n, 20 n, 50 n``, ``K`` from 10 to 100; regret, precision, and the
+    samples each worker received (the paper: at most 48 for OptMAI against 143 for SAR at
+    ``Q = 10 n, K = 20``).
+
+Algorithms: OptMAI with ``beta = 0.8`` and ``0.9``, SAR, LUCB (run to the budget, as the
+paper compares it) and Uniform, each included when registered. The paper averages 100
+runs per point; these suites default to fewer (``--runs``) and fewer values of ``K`` so
+that they fit in 30 minutes on 2 cores, and the figures show 95% confidence bands.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from fullbandit import registry
+from fullbandit.datasets.rte import load_rte
+from fullbandit.environments import BernoulliTeam
+from fullbandit.experiments.grid import Factory, Grid, Instance
+from fullbandit.experiments.plots import plot_metric
+from fullbandit.metrics import aggregate_regret, precision
+from fullbandit.problem import TopK
+
+FIG1_N = 1000
+FIG1_KS = (10, 50, 100, 200, 300, 500)
+FIG1_BUDGETS = (20, 50, 100)  # Q in multiples of n
+RTE_KS = (10, 20, 40, 60, 80, 100)
+RTE_BUDGETS = (10, 20, 50)
+
+#: Display name -> (registry name, options): the paper's algorithms, when registered.
+ALGORITHMS = {"OptMAI beta=0.8": ("optmai", {"beta": 0.8}), "OptMAI beta=0.9": ("optmai", {"beta": 0.9}),
+              "SAR": ("sar", {}), "LUCB": ("lucb", {"epsilon": 0.0, "delta": 0.1}), "Uniform": ("uniform", {})}
+
+
+def budgeted(problem, seed, *, name: str, budget_per_arm: int, **options):
+    """The registered algorithm ``name`` with the budget ``Q = budget_per_arm * n`` samples."""
+    return registry.build(name, problem, seed=seed, budget=budget_per_arm * problem.n, **options)
+
+
+def algorithm_factories(budgets) -> dict[str, Factory]:
+    """The paper's algorithms that are registered, each swept over the budgets."""
+    names = set(registry.names(feedback="semi"))
+    return {label: Factory(partial(budgeted, name=name, **options), {"budget_per_arm": list(budgets)})
+            for label, (name, options) in ALGORITHMS.items() if name in names}
+
+
+def simulated_instance(rng, *, K: int, means: str, n: int = FIG1_N) -> Instance:
+    """Figure 1's arms: ``Unif[0, 1]`` means, or ``K`` arms at 0.6 and the rest at 0.5 (shuffled)."""
+    theta = rng.uniform(0.0, 1.0, n) if means == "uniform" else rng.permutation(np.r_[np.full(K, 0.6),
+                                                                                      np.full(n - K, 0.5)])
+    return Instance(TopK(n, K), BernoulliTeam(theta, feedback="semi", seed=rng), {"means": means})
+
+
+def rte_instance(rng, *, K: int) -> Instance:
+    """Figure 2's arms: the RTE workers' accuracies, Bernoulli."""
+    rte = load_rte()
+    environment = BernoulliTeam(rte.accuracies, feedback="semi", seed=rng, labels=rte.worker_ids)
+    return Instance(TopK(rte.n_workers, K), environment, {"means": "rte"})
+
+
+def regret_metrics(result, instance: Instance) -> dict:
+    """Aggregate regret (Zhou et al. 2014, equation (1)) and precision of the answer."""
+    means = instance.environment.means
+    if result.answer is None:
+        return {"regret": np.nan, "precision": np.nan}
+    return {"regret": aggregate_regret(means, result.answer), "precision": precision(means, result.answer)}
+
+
+def build_fig1_grid(runs: int, ks=FIG1_KS, budgets=FIG1_BUDGETS, n: int = FIG1_N) -> Grid:
+    instances = {"simulated": Factory(partial(simulated_instance, n=n), {"K": list(ks),
+                                                                         "means": ["uniform", "0.6/0.5"]})}
+    return Grid(algorithm_factories(budgets), instances, seeds=runs, metrics=regret_metrics)
+
+
+def build_rte_grid(runs: int, ks=RTE_KS, budgets=RTE_BUDGETS) -> Grid:
+    instances = {"rte": Factory(rte_instance, {"K": list(ks)})}
+    return Grid(algorithm_factories(budgets), instances, seeds=runs, metrics=regret_metrics)
+
+
+def summarize(frame: pd.DataFrame) -> pd.DataFrame:
+    """Mean regret and precision per algorithm, means model, budget and K."""
+    keys = [c for c in ("means", "budget_per_arm", "K") if c in frame.columns]
+    return frame.groupby(["algorithm", *keys]).agg(runs=("regret", "size"), regret=("regret", "mean"),
+                                                   precision=("precision", "mean"),
+                                                   max_samples=("max_samples_per_arm", "max"))
+
+
+def _panels(frame: pd.DataFrame, path: Path, rows: list[tuple[str, pd.DataFrame]], budgets) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    figure, axes = plt.subplots(len(rows), len(budgets), figsize=(5.5 * len(budgets), 4.2 * len(rows)),
+                                squeeze=False)
+    for row, (title, subset) in enumerate(rows):
+        for column, budget in enumerate(budgets):
+            panel = subset[subset["budget_per_arm"] == budget]
+            if len(panel):
+                plot_metric(panel, "K", "regret", ax=axes[row][column], title=f"{title}, Q = {budget} n")
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def plot_fig1(frame: pd.DataFrame, path: Path) -> None:
+    """Figure 1 (a)-(f): regret against K, one row per means model, one column per budget."""
+    rows = [(f"theta ~ {model}", frame[frame["means"] == model]) for model in ("uniform", "0.6/0.5")]
+    _panels(frame, path, rows, FIG1_BUDGETS)
+
+
+def samples_per_worker(name: str, options: dict, *, K: int = 20, budget_per_arm: int = 10, seed: int = 0):
+    """Samples each RTE worker got in one run of ``name`` (Figure 2 (e)-(f): ``Q = 10 n``, ``K = 20``)."""
+    from fullbandit.driver import run
+    instance = rte_instance(np.random.default_rng(seed), K=K)
+    algorithm = budgeted(instance.problem, seed, name=name, budget_per_arm=budget_per_arm, **options)
+    run(algorithm, instance.environment, progress=False)
+    return algorithm.samples.copy()
+
+
+def plot_rte(frame: pd.DataFrame, path: Path) -> None:
+    """Figure 2 (b)-(d): regret against K, one panel per budget; (e)-(f): samples per worker."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    shown = [label for label in ("OptMAI beta=0.8", "SAR", "LUCB", "Uniform")
+             if ALGORITHMS[label][0] in registry.names(feedback="semi")]
+    figure, axes = plt.subplots(2, max(len(RTE_BUDGETS), len(shown)), figsize=(5.5 * max(3, len(shown)), 8.4),
+                                squeeze=False)
+    for column, budget in enumerate(RTE_BUDGETS):
+        panel = frame[frame["budget_per_arm"] == budget]
+        if len(panel):
+            plot_metric(panel, "K", "regret", ax=axes[0][column], title=f"RTE workers, Q = {budget} n")
+    for column, label in enumerate(shown):
+        counts = samples_per_worker(*ALGORITHMS[label])
+        axes[1][column].hist(counts, bins=30)
+        axes[1][column].set(title=f"{label}: samples per worker (Q = 10 n, K = 20), max {int(counts.max())}",
+                            xlabel="samples (tasks)", ylabel="workers")
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
