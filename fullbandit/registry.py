@@ -30,6 +30,7 @@ from fullbandit._validation import InvalidParameterError
 from fullbandit.base import Algorithm
 from fullbandit.full import ICB, SAFOA, SAQM, Exhaustive, PhasedSwap, SwapBound
 from fullbandit.problem import DecisionClass
+from fullbandit.semi import OptMAI
 
 
 @dataclass(frozen=True)
@@ -179,3 +180,5 @@ register(AlgorithmSpec("exhaustive", Exhaustive, summary="Kuroki et al. 2020, Ap
 register(AlgorithmSpec("swap", SwapBound, summary="Issue 9: min of certified gap bounds over swap directions, top-k"))
 register(AlgorithmSpec("phased", PhasedSwap, summary="Issue 9: adaptive phases that accept and reject arms and "
                                                  "re-design around the undecided swaps, top-k"))
+register(AlgorithmSpec("optmai", OptMAI, summary="Zhou, Chen, Li 2014, Algorithms 1-3: Quartile-Elimination then "
+                                               "Accept-Reject rounds, fixed budget of samples, semi-bandit"))

@@ -4,5 +4,6 @@ The registry of every algorithm, with its tags, is :mod:`fullbandit.registry`.
 """
 
 from fullbandit.semi.base import PerArmRounds
+from fullbandit.semi.optmai import OptMAI
 
-__all__ = ["PerArmRounds"]
+__all__ = ["OptMAI", "PerArmRounds"]
