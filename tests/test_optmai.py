@@ -342,3 +342,21 @@ def test_save_and_load_mid_run_resume_identically(tmp_path: Path, options):
         assert result.answer == expected.answer and result.pulls == budget
         assert resumed.samples.tolist() == reference.samples.tolist()
         assert resumed.round_sizes == reference.round_sizes and resumed.round_quotas == reference.round_quotas
+
+
+# --- command line ---------------------------------------------------------------------------
+def test_solve_runs_optmai_with_semi_feedback(capsys):
+    import json
+
+    from fullbandit.cli import main
+    from fullbandit.datasets import load_dataset
+
+    assert main(["solve", "--algorithm", "optmai", "--budget", "20000", "--no-progress", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    accuracies = load_dataset("it").accuracies
+    assert result["pulls"] == 20000 and result["stop_reason"] == "budget exhausted"
+    assert result["constants"]["noise_scale_source"] == "declared by BernoulliTeam"
+    # measured: the best team's accuracy up to the tie at the 10th worker (regret 0)
+    assert aggregate_regret(accuracies, result["answer"]) <= 0.02
+    assert main(["solve", "--algorithm", "optmai", "--reward-model", "gaussian", "--no-progress"]) == 2
+    assert "per-worker rewards" in capsys.readouterr().err

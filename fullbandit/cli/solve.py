@@ -36,13 +36,14 @@ def add_parser(commands) -> None:
     """Add the sub-command to ``commands`` (an argparse sub-parsers object)."""
     parser = commands.add_parser(
         "solve", help="pick the best team of k workers on an embedded crowdsourcing data set",
-        description="Simulate a full-bandit campaign on an embedded data set: every trial of a "
-                    "team shows only its summed reward. Prints the team found and, since the "
-                    "simulation knows the truth, the best team and the gap. Options that an "
-                    "algorithm does not take are refused.")
+        description="Simulate a campaign on an embedded data set: for a full-bandit algorithm "
+                    "every trial of a team shows only its summed reward, for a semi-bandit one "
+                    "(e.g. optmai) every worker's reward is seen and the budget counts single "
+                    "answers. Prints the team found and, since the simulation knows the truth, "
+                    "the best team and the gap. Options that an algorithm does not take are refused.")
     parser.add_argument("--dataset", choices=DATASETS, default="it", help="embedded data set (default: it)")
     parser.add_argument("--k", type=int, default=10, help="team size (default: 10)")
-    parser.add_argument("--algorithm", choices=registry.names(feedback="full"), default="phased",
+    parser.add_argument("--algorithm", choices=registry.names(), default="phased",
                         help="a registered algorithm (default: phased, the adaptive certified one that needs the "
                              "fewest pulls on the quiz data); `fullbandit solve --list` describes them")
     parser.add_argument("--list", action="store_true", help="list the algorithms with their tags and exit")
@@ -112,7 +113,10 @@ def run(args) -> int:
     data = load_dataset(args.dataset)
     problem = TopK(data.n_workers, args.k)
     environment_seed, algorithm_seed = np.random.SeedSequence(args.seed).spawn(2)
-    environment = team_environment(data, args.reward_model, seed=environment_seed)
+    if spec.feedback == "semi" and args.reward_model == "gaussian":
+        raise InvalidParameterError(f"--reward-model gaussian puts the noise on the team's sum; the semi-bandit "
+                                    f"--algorithm {spec.name} needs per-worker rewards: use bernoulli or replay")
+    environment = team_environment(data, args.reward_model, feedback=spec.feedback, seed=environment_seed)
     parameters = algorithm_parameters(spec, args)
     algorithm = spec.build(problem, seed=algorithm_seed, **parameters)
     result = driver.run(algorithm, environment, progress=False if args.no_progress else None)
