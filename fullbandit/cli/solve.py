@@ -36,10 +36,11 @@ def add_parser(commands) -> None:
     """Add the sub-command to ``commands`` (an argparse sub-parsers object)."""
     parser = commands.add_parser(
         "solve", help="pick the best team of k workers on an embedded crowdsourcing data set",
-        description="Simulate a full-bandit campaign on an embedded data set: every trial of a "
-                    "team shows only its summed reward. Prints the team found and, since the "
-                    "simulation knows the truth, the best team and the gap. Options that an "
-                    "algorithm does not take are refused.")
+        description="Simulate a campaign on an embedded data set: for a full-bandit algorithm "
+                    "every trial of a team shows only its summed reward, for a semi-bandit one "
+                    "(e.g. optmai) every worker's reward is seen and the budget counts single "
+                    "answers. Prints the team found and, since the simulation knows the truth, "
+                    "the best team and the gap. Options that an algorithm does not take are refused.")
     parser.add_argument("--dataset", choices=DATASETS, default="it", help="embedded data set (default: it)")
     parser.add_argument("--k", type=int, default=10, help="team size (default: 10)")
     parser.add_argument("--algorithm", choices=registry.names(), default="phased",

@@ -4,6 +4,7 @@ The registry of every algorithm, with its tags, is :mod:`fullbandit.registry`.
 """
 
 from fullbandit.semi.base import PerArmRounds
+from fullbandit.semi.optmai import OptMAI
 from fullbandit.semi.sar import SAR, Uniform
 
-__all__ = ["PerArmRounds", "SAR", "Uniform"]
+__all__ = ["OptMAI", "PerArmRounds", "SAR", "Uniform"]
