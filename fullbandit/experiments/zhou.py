@@ -38,8 +38,9 @@ RTE_KS = (10, 20, 40, 60, 80, 100)
 RTE_BUDGETS = (10, 20, 50)
 
 #: Display name -> (registry name, options): the paper's algorithms, when registered.
-ALGORITHMS: dict[str, tuple[str, dict]] = {"OptMAI beta=0.8": ("optmai", {"beta": 0.8}), "OptMAI beta=0.9": ("optmai", {"beta": 0.9}),
-              "SAR": ("sar", {}), "LUCB": ("lucb", {"epsilon": 0.0, "delta": 0.1}), "Uniform": ("uniform", {})}
+ALGORITHMS: dict[str, tuple[str, dict]] = {
+    "OptMAI beta=0.8": ("optmai", {"beta": 0.8}), "OptMAI beta=0.9": ("optmai", {"beta": 0.9}), "SAR": ("sar", {}),
+    "LUCB": ("lucb", {"epsilon": 0.0, "delta": 0.1}), "Uniform": ("uniform", {})}
 
 
 def budgeted(problem, seed, *, name: str, budget_per_arm: int, **options):
