@@ -30,6 +30,7 @@ from fullbandit._validation import InvalidParameterError
 from fullbandit.base import Algorithm
 from fullbandit.full import ICB, SAFOA, SAQM, Exhaustive, PhasedSwap, SwapBound
 from fullbandit.problem import DecisionClass
+from fullbandit.semi import AdaptiveTopK, AdaptiveTopKBudget
 
 
 @dataclass(frozen=True)
@@ -179,3 +180,7 @@ register(AlgorithmSpec("exhaustive", Exhaustive, summary="Kuroki et al. 2020, Ap
 register(AlgorithmSpec("swap", SwapBound, summary="Issue 9: min of certified gap bounds over swap directions, top-k"))
 register(AlgorithmSpec("phased", PhasedSwap, summary="Issue 9: adaptive phases that accept and reject arms and "
                                                  "re-design around the undecided swaps, top-k"))
+register(AlgorithmSpec("adaptive-topk", AdaptiveTopK, summary="Chen et al. 2017, Algorithm 1: per-arm rounds of "
+                                                         "accuracy 2^-r, accept/reject by empirical gap, aggregate regret"))
+register(AlgorithmSpec("adaptive-topk-budget", AdaptiveTopKBudget,
+                       summary="Chen et al. 2017, section 3: Algorithm 1 without its outer loop, to a fixed budget"))
