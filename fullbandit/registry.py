@@ -181,6 +181,6 @@ register(AlgorithmSpec("swap", SwapBound, summary="Issue 9: min of certified gap
 register(AlgorithmSpec("phased", PhasedSwap, summary="Issue 9: adaptive phases that accept and reject arms and "
                                                  "re-design around the undecided swaps, top-k"))
 register(AlgorithmSpec("adaptive-topk", AdaptiveTopK, summary="Chen et al. 2017, Algorithm 1: per-arm rounds of "
-                                                         "accuracy 2^-r, accept/reject by empirical gap, aggregate regret"))
+                                                             "accuracy 2^-r, accept/reject by empirical gap"))
 register(AlgorithmSpec("adaptive-topk-budget", AdaptiveTopKBudget,
                        summary="Chen et al. 2017, section 3: Algorithm 1 without its outer loop, to a fixed budget"))

@@ -354,6 +354,15 @@ class AdaptiveTopK(PerArmRounds):
         self.setup()
         return tuple(self._rejected)
 
+    @property
+    def decision_rounds(self) -> np.ndarray:
+        """The round in which each arm was accepted or rejected (``0``: still undecided; a copy).
+
+        The arms of ``S_r`` are those with ``0`` or a value ``>= r``.
+        """
+        self.setup()
+        return self._decided_in.copy()
+
     # --- saved state --------------------------------------------------------------------------
     def _round_state(self) -> dict:
         return {"accepted": list(self._accepted), "rejected": list(self._rejected),
