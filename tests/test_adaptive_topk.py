@@ -37,8 +37,8 @@ def tolerance(runs: int, level: float) -> int:
 # --- the hardness H(t, eps) -------------------------------------------------------------------
 
 
-def brute_force_hardness(means: list[float], k: int, epsilon: float) -> float:
-    """Equations (2)-(6) of Chen et al. (2017), transcribed with 1-based dictionaries."""
+def brute_force_hardness(means: list[float], k: int, epsilon: float) -> tuple[int, float]:
+    """``(t, H(t, eps))``: equations (2)-(6) of Chen et al. (2017), transcribed with 1-based dictionaries."""
     theta = dict(enumerate(sorted(means, reverse=True), start=1))
     n = len(means)
     gap = {i: (theta[i] - theta[k + 1] if i <= k else theta[k] - theta[i]) for i in theta}
@@ -53,7 +53,7 @@ def brute_force_hardness(means: list[float], k: int, epsilon: float) -> float:
     for i in range(1, n + 1):
         inverse = math.inf if gap[i] ** 2 == 0 else 1.0 / gap[i] ** 2  # (a tiny gap's square underflows)
         total += min(inverse, 1.0 / psi ** 2)
-    return total
+    return t, total
 
 
 @settings(max_examples=200, deadline=None)
@@ -65,7 +65,8 @@ def test_hardness_matches_brute_force(data):
     means = data.draw(st.lists(value, min_size=n, max_size=n), label="means")
     k = data.draw(st.integers(1, n - 1), label="k")
     epsilon = data.draw(st.floats(1e-3, 0.5), label="epsilon")
-    expected = brute_force_hardness(means, k, epsilon)
+    t, expected = brute_force_hardness(means, k, epsilon)
+    assert exchange_level(means, k, epsilon) == t
     assert math.isclose(hardness(means, k, epsilon), expected, rel_tol=1e-9)
     assert hardness(means, k, epsilon) <= n / epsilon ** 2 * (1 + 1e-9)
 
@@ -126,6 +127,32 @@ def test_all_accepted_stops_with_zero_bound():
     result = fb.run(AdaptiveTopK(fb.TopK(5, 2), epsilon=0.0, delta=0.1), fb.BernoulliTeam(means, feedback="semi",
                                                                                          seed=0), progress=False)
     assert result.answer == (0, 1) and result.gap_bound == 0.0 and result.certified
+
+
+def _told_means(algorithm: AdaptiveTopK, means) -> None:
+    """Play one round with hand-made data: every sample of arm i is means[i] (no noise)."""
+    checks = algorithm.n_checks
+    while algorithm.n_checks == checks:
+        pull = algorithm.ask(10 ** 9)
+        algorithm.tell(pull, [means[i] * pull.count for i in pull.arms])
+
+
+def test_accept_reject_thresholds_on_hand_made_data():
+    """Lines 6-15: in round r an arm is decided only when its empirical gap exceeds 2 * 2^-r."""
+    algorithm = AdaptiveTopK(fb.TopK(5, 2), epsilon=0.0, delta=0.1, noise_scale=0.5)
+    # Round 1 (2 * 2^-1 = 1): no gap exceeds 1, nothing is decided.
+    _told_means(algorithm, [0.9, 0.6, 0.5, 0.45, 0.0])
+    assert algorithm.round == 1 and algorithm.accepted == () and algorithm.rejected == ()
+    # Round 2 (threshold 0.5): a = 0.5, b = 0.6. Arm 4's gap 0.6 - 0.0 = 0.6 > 0.5: rejected first;
+    # then arm 0's 0.9 - 0.5 = 0.4 and the others' are <= 0.5: undecided. (2^-r = 0.25 would decide 0 too.)
+    _told_means(algorithm, [0.9, 0.6, 0.5, 0.45, 0.0])
+    assert algorithm.round == 2 and algorithm.accepted == () and algorithm.rejected == (4,)
+    # Round 3 (threshold 0.25): arm 0 (gap 0.4) is accepted; then with one place, a = 0.5, b = 0.6:
+    # arms 1, 2, 3 have gaps 0.1, 0.1, 0.15, all <= 0.25.
+    _told_means(algorithm, [0.9, 0.6, 0.5, 0.45, 0.0])
+    assert algorithm.accepted == (0,) and algorithm.rejected == (4,)
+    assert algorithm.last_check.gap_bound == pytest.approx(2 * 2.0 ** -3 * 1)
+    assert algorithm.recommend() == (0, 1)
 
 
 def _wrong_decisions(algorithm: AdaptiveTopK, means: np.ndarray) -> bool:
