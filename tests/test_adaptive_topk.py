@@ -181,7 +181,7 @@ def pac_failures(means, k, epsilon, delta, runs, scale_divisor=1.0, seed=0) -> t
 
 
 def test_pac_on_a_hard_instance():
-    """P(aggregate regret > eps) <= delta: 300 runs, delta = 0.1, at most binom.isf(1e-6, 300, 0.1) = 59 failures."""
+    """P(aggregate regret > eps) <= delta: 300 runs, delta = 0.1, at most binom.isf(1e-6, 300, 0.1) = 57 failures."""
     runs, delta = 300, 0.1
     failures, wrong = pac_failures(HAIR, 2, 0.05, delta, runs)
     assert failures <= tolerance(runs, delta) and wrong <= tolerance(runs, delta)
