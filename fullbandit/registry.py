@@ -30,7 +30,7 @@ from fullbandit._validation import InvalidParameterError
 from fullbandit.base import Algorithm
 from fullbandit.full import ICB, SAFOA, SAQM, Exhaustive, PhasedSwap, SwapBound
 from fullbandit.problem import DecisionClass
-from fullbandit.semi import SAR, OptMAI, Uniform
+from fullbandit.semi import SAR, AdaptiveTopK, AdaptiveTopKBudget, OptMAI, Uniform
 
 
 @dataclass(frozen=True)
@@ -186,3 +186,7 @@ register(AlgorithmSpec("sar", SAR, summary="Bubeck, Wang, Viswanathan 2013, Algo
                                            "rejects (per-arm, fixed budget)"))
 register(AlgorithmSpec("optmai", OptMAI, summary="Zhou, Chen, Li 2014, Algorithms 1-3: Quartile-Elimination then "
                                                "Accept-Reject rounds, fixed budget of samples, semi-bandit"))
+register(AlgorithmSpec("adaptive-topk", AdaptiveTopK, summary="Chen et al. 2017, Algorithm 1: per-arm rounds of "
+                                                             "accuracy 2^-r, accept/reject by empirical gap"))
+register(AlgorithmSpec("adaptive-topk-budget", AdaptiveTopKBudget,
+                       summary="Chen et al. 2017, section 3: Algorithm 1 without its outer loop, to a fixed budget"))

@@ -213,6 +213,7 @@ def check_protocol_misuse_is_refused(spec: AlgorithmSpec) -> None:
     good = environment.pull(first.arms)
     bad_rewards = [float("nan"), float("inf"), "1.0", True, None]
     if spec.feedback == "semi":
+        # One number too many (a per-arm algorithm may hand out a single arm: one number is then right).
         bad_rewards += [np.ones(len(first.arms) + 1), [float("nan")] * len(first.arms)]
     for bad in bad_rewards:
         _refused(algorithm, f"a reward of {bad!r}", lambda bad=bad: algorithm.tell(first, bad))
