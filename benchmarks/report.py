@@ -28,6 +28,8 @@ SECTIONS = [
     ("dks", "Densest-k-subgraph oracles"),
     ("efficiency", "Pulls against the instance lower bound (enumerable instances)"),
     ("efficiency-quiz", "Pulls against ICB's on the six quiz data sets"),
+    ("zhou-fig1", "Zhou, Chen, Li (2014), Figure 1: aggregate regret against K, simulated arms"),
+    ("zhou-rte", "Zhou, Chen, Li (2014), Figure 2: the RTE workers"),
 ]
 
 
