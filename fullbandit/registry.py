@@ -30,6 +30,7 @@ from fullbandit._validation import InvalidParameterError
 from fullbandit.base import Algorithm
 from fullbandit.full import ICB, SAFOA, SAQM, Exhaustive, PhasedSwap, SwapBound
 from fullbandit.problem import DecisionClass
+from fullbandit.semi import CLUCB, LUCB
 
 
 @dataclass(frozen=True)
@@ -179,3 +180,7 @@ register(AlgorithmSpec("exhaustive", Exhaustive, summary="Kuroki et al. 2020, Ap
 register(AlgorithmSpec("swap", SwapBound, summary="Issue 9: min of certified gap bounds over swap directions, top-k"))
 register(AlgorithmSpec("phased", PhasedSwap, summary="Issue 9: adaptive phases that accept and reject arms and "
                                                  "re-design around the undecided swaps, top-k"))
+register(AlgorithmSpec("lucb", LUCB, summary="Kalyanakrishnan et al. 2012, LUCB1: per-arm samples of the two critical "
+                                             "arms, top-k (tolerance on the sum split over min(k, n-k) swaps)"))
+register(AlgorithmSpec("clucb-pac", CLUCB, summary="Chen et al. 2014, CLUCB-PAC for top-k: per-arm samples where the "
+                                                   "optimistic top-k differs, sum-gap tolerance"))

@@ -213,7 +213,8 @@ def check_protocol_misuse_is_refused(spec: AlgorithmSpec) -> None:
     good = environment.pull(first.arms)
     bad_rewards = [float("nan"), float("inf"), "1.0", True, None]
     if spec.feedback == "semi":
-        bad_rewards += [np.array([1.0]), [float("nan")] * len(first.arms)]
+        # one member too many (a single-arm pull, as per-arm algorithms hand out, takes one number)
+        bad_rewards += [np.ones(len(first.arms) + 1), [float("nan")] * len(first.arms)]
     for bad in bad_rewards:
         _refused(algorithm, f"a reward of {bad!r}", lambda bad=bad: algorithm.tell(first, bad))
     _refused(algorithm, "a second tell of one pull", lambda: algorithm.tell(second, reward))

@@ -4,5 +4,6 @@ The registry of every algorithm, with its tags, is :mod:`fullbandit.registry`.
 """
 
 from fullbandit.semi.base import PerArmRounds
+from fullbandit.semi.lucb import CLUCB, LUCB
 
-__all__ = ["PerArmRounds"]
+__all__ = ["PerArmRounds", "LUCB", "CLUCB"]
