@@ -220,8 +220,15 @@ class LUCB(_ConfidenceRounds):
         return min(self.problem.k, self.problem.n - self.problem.k)
 
     def _critical(self):
-        """High (the empirical top-k), the critical arms ``h`` and ``l``, and their bounds, at stage ``round``."""
-        means = self.means()
+        """High (the empirical top-k), the critical arms ``h`` and ``l``, and their bounds, at stage ``round``.
+
+        The stopping check and the next plan read the same data: the second call reuses the
+        first's result (a cache keyed by the samples told, rebuilt after a load).
+        """
+        cached = getattr(self, "_critical_cache", None)
+        if cached is not None and cached[0] == self._told:
+            return cached[1]
+        means = self.sums / self.samples
         order = np.argsort(-means, kind="stable")
         k = self.problem.k
         high, low = order[:k], order[k:]
@@ -229,7 +236,9 @@ class LUCB(_ConfidenceRounds):
         lower, upper = means - beta, means + beta
         h = _lowest_index_argmax(-lower, high)
         l_arm = _lowest_index_argmax(upper, low)
-        return high, h, l_arm, float(lower[h]), float(upper[l_arm])
+        critical = (high, h, l_arm, float(lower[h]), float(upper[l_arm]))
+        self._critical_cache = (self._told, critical)
+        return critical
 
     def _plan_round(self) -> np.ndarray:
         plan = np.zeros(self.problem.n, dtype=np.int64)
@@ -340,14 +349,25 @@ class CLUCB(_ConfidenceRounds):
         return self._noise_scale * np.sqrt(2.0 * log_term / u)
 
     def _sets(self):
-        means = self.means()
-        rad = self.radius(self.samples, max(int(self.samples.sum()), 1))
-        best = np.zeros(self.problem.n, dtype=bool)
-        best[list(self.problem.best(means))] = True
+        """``M``, ``M~`` (as masks), ``w~`` and ``rad_t`` on the data told so far (all arms sampled).
+
+        The stopping check and the next plan read the same data: the second call reuses the
+        first's arrays (a cache keyed by the samples told, rebuilt after a load).
+        """
+        cached = getattr(self, "_sets_cache", None)
+        if cached is not None and cached[0] == self._told:
+            return cached[1]
+        n, k = self.problem.n, self.problem.k
+        means = self.sums / self.samples
+        rad = self.radius(self.samples, max(self._told, 1))
+        best = np.zeros(n, dtype=bool)
+        best[np.argsort(-means, kind="stable")[:k]] = True  # TopK.best: ties towards lower indices
         weights = np.where(best, means - rad, means + rad)
-        optimistic = np.zeros(self.problem.n, dtype=bool)
-        optimistic[list(self.problem.best(weights))] = True
-        return best, optimistic, weights, rad
+        optimistic = np.zeros(n, dtype=bool)
+        optimistic[np.argsort(-weights, kind="stable")[:k]] = True
+        sets = (best, optimistic, weights, rad)
+        self._sets_cache = (self._told, sets)
+        return sets
 
     def _plan_round(self) -> np.ndarray:
         plan = np.zeros(self.problem.n, dtype=np.int64)
