@@ -5,7 +5,9 @@
 * (epsilon, delta)-PAC on hard Bernoulli instances (the top mean 1/2 shared by more arms
   than places, competitors 2% beyond epsilon below): over ``runs`` seeded runs the number
   of runs whose sum gap exceeds epsilon is at most the 99.9% quantile of Binomial(runs,
-  delta). A negative control (the noise scale divided by 6) must exceed it.
+  delta). A negative control (the noise scale divided by 6) must exceed it. (The published
+  radii are loose: divided by 3 or 4 they still gave error rates near delta, 1-12 in 60
+  runs at delta = 0.05 on the 6-arm instance, so the control shrinks them further.)
 * Saved mid-run (mid-stage, with a sample outstanding) and loaded, the run is unchanged.
 """
 
@@ -196,8 +198,8 @@ def test_pac_on_a_hard_instance(cls):
 @pytest.mark.parametrize("cls", [LUCB, CLUCB], ids=["lucb", "clucb-pac"])
 def test_pac_negative_control_fails(cls):
     """The same acceptance test with the radius shrunk (noise scale / 6) must reject."""
-    problem, means = hard_instance(6, 1, 0.4)
-    runs = 60
+    problem, means = hard_instance(10, 2, 0.4)
+    runs = 100
     errors = error_count(cls, problem, means, epsilon=0.4, delta=DELTA, runs=runs, noise_scale=BERNOULLI_R / 6)
     assert errors > tolerance(runs, DELTA), f"{errors}/{runs} errors: the control did not fail"
 
@@ -216,7 +218,7 @@ def test_pac_many_runs(cls, n, k):
 @pytest.mark.parametrize("cls", [LUCB, CLUCB], ids=["lucb", "clucb-pac"])
 def test_pac_negative_control_many_runs(cls):
     epsilon, runs = 0.3, 300
-    problem, means = hard_instance(10, 1, epsilon)
+    problem, means = hard_instance(10, 2, epsilon)
     errors = error_count(cls, problem, means, epsilon=epsilon, delta=DELTA, runs=runs,
                          noise_scale=BERNOULLI_R / 6, first_seed=1000)
     assert errors > tolerance(runs, DELTA)
