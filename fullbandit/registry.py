@@ -30,7 +30,7 @@ from fullbandit._validation import InvalidParameterError
 from fullbandit.base import Algorithm
 from fullbandit.full import ICB, SAFOA, SAQM, Exhaustive, PhasedSwap, SwapBound
 from fullbandit.problem import DecisionClass
-from fullbandit.semi import SAR, AdaptiveTopK, AdaptiveTopKBudget, OptMAI, Uniform
+from fullbandit.semi import CLUCB, LUCB, SAR, AdaptiveTopK, AdaptiveTopKBudget, OptMAI, Uniform
 
 
 @dataclass(frozen=True)
@@ -190,3 +190,7 @@ register(AlgorithmSpec("adaptive-topk", AdaptiveTopK, summary="Chen et al. 2017,
                                                              "accuracy 2^-r, accept/reject by empirical gap"))
 register(AlgorithmSpec("adaptive-topk-budget", AdaptiveTopKBudget,
                        summary="Chen et al. 2017, section 3: Algorithm 1 without its outer loop, to a fixed budget"))
+register(AlgorithmSpec("lucb", LUCB, summary="Kalyanakrishnan et al. 2012, LUCB1: per-arm samples of the two critical "
+                                             "arms, top-k (tolerance on the sum split over min(k, n-k) swaps)"))
+register(AlgorithmSpec("clucb-pac", CLUCB, summary="Chen et al. 2014, CLUCB-PAC for top-k: per-arm samples where the "
+                                                   "optimistic top-k differs, sum-gap tolerance"))

@@ -5,8 +5,9 @@ The registry of every algorithm, with its tags, is :mod:`fullbandit.registry`.
 
 from fullbandit.semi.adaptive_topk import AdaptiveTopK, AdaptiveTopKBudget, exchange_level, hardness
 from fullbandit.semi.base import PerArmRounds
+from fullbandit.semi.lucb import CLUCB, LUCB
 from fullbandit.semi.optmai import OptMAI
 from fullbandit.semi.sar import SAR, Uniform
 
-__all__ = ["AdaptiveTopK", "AdaptiveTopKBudget", "OptMAI", "PerArmRounds", "SAR", "Uniform", "exchange_level",
-           "hardness"]
+__all__ = ["CLUCB", "LUCB", "AdaptiveTopK", "AdaptiveTopKBudget", "OptMAI", "PerArmRounds", "SAR", "Uniform",
+           "exchange_level", "hardness"]
