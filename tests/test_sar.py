@@ -33,8 +33,8 @@ class Streams(Environment):
 
 def direct_sar(streams: np.ndarray, k: int, budget: int) -> tuple[tuple[int, ...], np.ndarray]:
     """SAR as published (Bubeck et al. 2013, Algorithm 3), one arm and one sample at a time,
-    with the choices fullbandit.semi.SAR documents (ties to the lower index, the last phase
-    takes what the ceilings left)."""
+    with the choices fullbandit.semi.SAR documents (equal means ordered by index, equal
+    gaps to the lowest-ranked arm, the last phase takes what the ceilings left)."""
     n = streams.shape[0]
     logbar = 0.5 + sum(1.0 / i for i in range(2, n + 1))
     active, accepted, pulled = list(range(n)), [], np.zeros(n, dtype=int)
@@ -53,8 +53,9 @@ def direct_sar(streams: np.ndarray, k: int, budget: int) -> tuple[tuple[int, ...
         gaps = [means[a] - means[order[wanted]] if r < wanted else means[order[wanted - 1]] - means[a]
                 for r, a in enumerate(order)]
         best_gap = max(gaps)
-        leaving = order[gaps.index(best_gap)]
-        if order.index(leaving) < wanted:
+        rank = max(r for r, gap in enumerate(gaps) if gap == best_gap)  # ties: the lowest-ranked arm
+        leaving = order[rank]
+        if means[leaving] > means[order[wanted]]:  # accept only if strictly above the (m+1)-th mean
             accepted.append(leaving)
         active.remove(leaving)
     wanted = k - len(accepted)

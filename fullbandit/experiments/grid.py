@@ -122,6 +122,10 @@ class Grid:
         ``metrics(result, instance) -> dict`` of extra columns (e.g. aggregate regret).
     evaluation : Evaluation, optional
         What a run measures (default: an identification run, :data:`fullbandit.experiments.evaluations.BANDIT`).
+    pairs : callable, optional
+        ``pairs(algorithm_name, instance_name) -> bool``: which algorithms meet which
+        instances (default: all of them; e.g. only those with the same feedback kind). A
+        module-level function, so that the grid can travel to worker processes.
     """
 
     algorithms: Mapping[str, Factory]
@@ -130,6 +134,7 @@ class Grid:
     base_seed: int = 0
     metrics: Callable | None = None
     evaluation: object = None
+    pairs: Callable[[str, str], bool] | None = None
 
     def __post_init__(self):
         if self.evaluation is None:
@@ -162,6 +167,8 @@ class Grid:
         for instance_name, instance in self.instances.items():
             for instance_params in instance.settings():
                 for algorithm_name, algorithm in self.algorithms.items():
+                    if self.pairs is not None and not self.pairs(algorithm_name, instance_name):
+                        continue
                     for algorithm_params in algorithm.settings():
                         for seed in self.seed_indices():
                             cells.append(Cell(algorithm_name, tuple(sorted(algorithm_params.items())),

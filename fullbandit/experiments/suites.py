@@ -157,10 +157,21 @@ def _register_zhou() -> None:
         zhou.build_rte_grid, zhou.plot_rte, default_runs=20, summarize=zhou.summarize)
 
 
+def _register_feedback_cost() -> None:
+    from fullbandit.experiments import feedback_cost
+    SUITES["feedback-cost"] = Suite(
+        "feedback-cost",
+        "What sum-only feedback costs: individual answers to an epsilon-optimal team (epsilon = 0.5 on the sum, "
+        "delta = 0.05) for the certified full-bandit phased and swap against the certified per-arm adaptive-topk, "
+        "lucb and clucb-pac, on the six quiz data sets (k = 10, Bernoulli workers) and a two-group instance.",
+        feedback_cost.build_grid, feedback_cost.plot, default_runs=3, summarize=feedback_cost.summarize)
+
+
 def get_suite(name: str) -> Suite:
     """The suite called ``name`` (see :data:`SUITES`)."""
     if "kuroki-table2" not in SUITES:
         _register_reproductions()
         _register_efficiency()
         _register_zhou()
+        _register_feedback_cost()
     return SUITES[check_choice("suite", name, tuple(SUITES))]

@@ -103,12 +103,14 @@ class SAR(_FixedBudgetTopK):
     (:func:`sar_phase_lengths`). Then, with the active arms sorted by empirical mean and
     ``m`` arms still to accept, each active arm's empirical gap is its distance to the
     ``(m+1)``-th mean (for the first ``m``) or to the ``m``-th mean (for the others); the arm
-    with the largest gap leaves the active set, accepted if it was among the first ``m``,
-    rejected otherwise. The answer is the accepted arms (plus the last active arm if one
+    with the largest gap leaves the active set, accepted if its mean is strictly above the
+    ``(m+1)``-th, rejected otherwise. The answer is the accepted arms (plus the last active arm if one
     place is left).
 
-    Choices the paper leaves open: ties in the sort and in the largest gap go to the lower
-    arm index; once no place is left (``m = 0``) or every active arm is needed
+    Choices the paper leaves open: ties in the sort go to the lower arm index, and among
+    equal largest gaps the lowest-ranked arm leaves (with few samples many arms tie, and all
+    gaps can be 0: the strict acceptance test then rejects, and taking the lowest-ranked
+    arm rejects the one the data favour least); once no place is left (``m = 0``) or every active arm is needed
     (``m`` = active arms) the rest is decided at once; the final phase samples its two arms
     with whatever the ceilings left of ``T`` (the phases use at most ``T``), split evenly, so
     a run leaves at most one sample of ``T`` unspent unless the decisions end first. With
@@ -135,7 +137,7 @@ class SAR(_FixedBudgetTopK):
     >>> environment = fb.BernoulliTeam([0.9, 0.8, 0.7, 0.3, 0.2, 0.1], feedback="semi", seed=3)
     >>> result = fb.run(SAR(fb.TopK(6, 3), budget=3000), environment, progress=False)
     >>> result.answer, result.pulls, result.constants["accepted"]
-    ((0, 1, 2), 3000, 3)
+    ((0, 1, 2), 3000, 2)
     """
 
     name = "sar"
@@ -191,9 +193,9 @@ class SAR(_FixedBudgetTopK):
         order = np.lexsort((active, -means))  # by mean, decreasing; ties to the lower index
         ranked = means[order]
         gaps = np.where(np.arange(active.size) < wanted, ranked - ranked[wanted], ranked[wanted - 1] - ranked)
-        rank = int(np.argmax(gaps))  # the first maximum: ties to the higher-ranked arm
+        rank = int(gaps.size - 1 - np.argmax(gaps[::-1]))  # the last maximum: ties to the lower-ranked arm
         leaving = int(active[order[rank]])
-        if rank < wanted:
+        if ranked[rank] > ranked[wanted]:  # the paper's rule: accepted only if strictly above the (m+1)-th
             self._accepted.append(leaving)
         self._active.remove(leaving)
 
