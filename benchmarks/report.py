@@ -30,6 +30,8 @@ SECTIONS = [
     ("efficiency-quiz", "Pulls against ICB's on the six quiz data sets"),
     ("zhou-fig1", "Zhou, Chen, Li (2014), Figure 1: aggregate regret against K, simulated arms"),
     ("zhou-rte", "Zhou, Chen, Li (2014), Figure 2: the RTE workers"),
+    ("chen-fig1-4", "Chen, Chen, Zhang, Zhou (2017), Figures 1-4: failure probability against the budget"),
+    ("feedback-cost", "What sum-only feedback costs"),
 ]
 
 

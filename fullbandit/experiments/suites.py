@@ -157,6 +157,17 @@ def _register_zhou() -> None:
         zhou.build_rte_grid, zhou.plot_rte, default_runs=20, summarize=zhou.summarize)
 
 
+def _register_chen() -> None:
+    from fullbandit.experiments import chen
+    SUITES["chen-fig1-4"] = Suite(
+        "chen-fig1-4",
+        "Chen, Chen, Zhang, Zhou (2017), Figures 1-4: failure probability P(aggregate regret > 0.01) against the "
+        "budget on TWOGROUP, SYNTHETIC-0.5, UNIFORM, SYNTHETIC-6 (n = 1000, K = 100, 250, 500, delta = 0.01): "
+        "AdaptiveTopK (fixed budget), CLUCB-PAC, OptMAI. The paper runs 200 times per point; here fewer runs and "
+        "budgets 10n, 30n, 100n (CLUCB-PAC: 10n, 30n).",
+        chen.build_grid, chen.plot, default_runs=10, summarize=chen.summarize)
+
+
 def _register_feedback_cost() -> None:
     from fullbandit.experiments import feedback_cost
     SUITES["feedback-cost"] = Suite(
@@ -173,5 +184,6 @@ def get_suite(name: str) -> Suite:
         _register_reproductions()
         _register_efficiency()
         _register_zhou()
+        _register_chen()
         _register_feedback_cost()
     return SUITES[check_choice("suite", name, tuple(SUITES))]

@@ -25,6 +25,7 @@ import pandas as pd
 
 from fullbandit import registry
 from fullbandit.datasets.rte import load_rte
+from fullbandit.datasets.synthetic import zhou_two_level, zhou_uniform
 from fullbandit.environments import BernoulliTeam
 from fullbandit.experiments.grid import Factory, Grid, Instance
 from fullbandit.experiments.plots import plot_metric
@@ -56,9 +57,9 @@ def algorithm_factories(budgets) -> dict[str, Factory]:
 
 
 def simulated_instance(rng, *, K: int, means: str, n: int = FIG1_N) -> Instance:
-    """Figure 1's arms: ``Unif[0, 1]`` means, or ``K`` arms at 0.6 and the rest at 0.5 (shuffled)."""
-    theta = rng.uniform(0.0, 1.0, n) if means == "uniform" else rng.permutation(np.r_[np.full(K, 0.6),
-                                                                                      np.full(n - K, 0.5)])
+    """Figure 1's arms (:func:`fullbandit.datasets.synthetic.zhou_uniform`, ``zhou_two_level``), shuffled."""
+    make = zhou_uniform if means == "uniform" else zhou_two_level
+    theta = make(K, n, seed=rng, shuffle=True).means
     return Instance(TopK(n, K), BernoulliTeam(theta, feedback="semi", seed=rng), {"means": means})
 
 
