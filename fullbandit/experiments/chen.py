@@ -24,6 +24,7 @@ from fullbandit import registry
 from fullbandit.datasets.synthetic import chen_synthetic_p, chen_twogroup, chen_uniform
 from fullbandit.environments import BernoulliTeam
 from fullbandit.experiments.grid import Factory, Grid, Instance
+from fullbandit.experiments.zhou import PAPER_OPTMAI
 from fullbandit.metrics import aggregate_regret
 from fullbandit.problem import TopK
 
@@ -44,6 +45,8 @@ def budgeted(problem, seed, *, name: str, budget_per_arm: int):
         options["delta"] = DELTA
     elif name == "clucb-pac":  # its epsilon bounds the sum gap: K times the aggregate regret
         options.update(epsilon=EPSILON * problem.k, delta=DELTA)
+    elif name == "optmai":  # as Zhou et al.'s experiments run it
+        options.update(PAPER_OPTMAI)
     return registry.build(name, problem, seed=seed, **options)
 
 
