@@ -14,6 +14,7 @@ per round, only ``10 n`` and ``30 n``, to fit in 30 minutes on 2 cores), with fe
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
@@ -21,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from fullbandit import registry
-from fullbandit.datasets.synthetic import chen_synthetic_p, chen_twogroup, chen_uniform
+from fullbandit.datasets.synthetic import SyntheticInstance, chen_synthetic_p, chen_twogroup, chen_uniform
 from fullbandit.environments import BernoulliTeam
 from fullbandit.experiments.grid import Factory, Grid, Instance
 from fullbandit.experiments.zhou import PAPER_OPTMAI
@@ -34,7 +35,7 @@ EPSILON = 0.01
 DELTA = 0.01
 BUDGETS = (10, 30, 100)  # multiples of n
 ROUND_BY_ROUND_BUDGETS = (10, 30)  # CLUCB-PAC: one sample per round
-DATASETS = {"TWOGROUP": chen_twogroup, "SYNTHETIC-0.5": partial(chen_synthetic_p, p=0.5), "UNIFORM": chen_uniform,
+DATASETS: dict[str, Callable[..., SyntheticInstance]] = {"TWOGROUP": chen_twogroup, "SYNTHETIC-0.5": partial(chen_synthetic_p, p=0.5), "UNIFORM": chen_uniform,
             "SYNTHETIC-6": partial(chen_synthetic_p, p=6.0)}
 
 
