@@ -35,8 +35,9 @@ EPSILON = 0.01
 DELTA = 0.01
 BUDGETS = (10, 30, 100)  # multiples of n
 ROUND_BY_ROUND_BUDGETS = (10, 30)  # CLUCB-PAC: one sample per round
-DATASETS: dict[str, Callable[..., SyntheticInstance]] = {"TWOGROUP": chen_twogroup, "SYNTHETIC-0.5": partial(chen_synthetic_p, p=0.5), "UNIFORM": chen_uniform,
-            "SYNTHETIC-6": partial(chen_synthetic_p, p=6.0)}
+DATASETS: dict[str, Callable[..., SyntheticInstance]] = {
+    "TWOGROUP": chen_twogroup, "SYNTHETIC-0.5": partial(chen_synthetic_p, p=0.5), "UNIFORM": chen_uniform,
+    "SYNTHETIC-6": partial(chen_synthetic_p, p=6.0)}
 
 
 def budgeted(problem, seed, *, name: str, budget_per_arm: int):
