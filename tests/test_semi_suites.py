@@ -56,3 +56,18 @@ def test_zhou_suites_are_registered_with_the_paper_s_algorithms():
     assert labels == {"OptMAI beta=0.8", "OptMAI beta=0.9", "SAR", "LUCB", "Uniform"}
     instance = zhou.simulated_instance(np.random.default_rng(0), K=10, means="0.6/0.5", n=50)
     assert sorted(instance.environment.means)[-10:] == [0.6] * 10 and instance.environment.feedback == "semi"
+
+
+def test_chen_grid_and_failure_metric():
+    from fullbandit.experiments import chen
+    grid = chen.build_grid(1, ks=(10,), n=60)
+    budgets = {label: {dict(c.algorithm_params)["budget_per_arm"] for c in grid.cells() if c.algorithm == label}
+               for label in grid.algorithms}
+    assert budgets == {"AdaptiveTopK": set(chen.BUDGETS), "OptMAI": set(chen.BUDGETS),
+                       "CLUCB-PAC": set(chen.ROUND_BY_ROUND_BUDGETS)}
+    small = Grid({"OptMAI": grid.algorithms["OptMAI"]}, {"TWOGROUP": grid.instances["TWOGROUP"]}, seeds=2,
+                 metrics=grid.metrics)
+    frame = run_grid(small, progress=False)
+    for _, row in frame.iterrows():
+        assert bool(row["failure"]) == (row["regret"] > chen.EPSILON)
+        assert row["pulls"] <= dict(row)["budget_per_arm"] * 60
