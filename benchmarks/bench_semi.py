@@ -11,6 +11,10 @@ and a budget of Q = 100 n samples:
   (``blocks=False``, as a live campaign tells them; only up to 10^5 samples, timed and
   scaled per sample);
 * SAR: n - 1 rounds (phases), each one batch of the active arms.
+
+It also writes semi_suite_times.csv: for each per-arm reproduction suite whose results are
+committed in benchmarks/results, the seconds its runs took (the sum of the runs' wall
+times: the suite's time on one core), per algorithm.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from fullbandit.semi import SAR, Uniform
 
 RESULTS = Path(__file__).parent / "results"
 NS = (100, 1000, 10_000)
+SUITES = ("zhou-fig1", "zhou-rte", "chen-fig1-4", "feedback-cost")
 SINGLE_SAMPLE_LIMIT = 100_000
 
 
@@ -75,8 +80,25 @@ def plot(frame: pd.DataFrame, path: Path) -> None:
     plt.close(figure)
 
 
+def suite_times() -> pd.DataFrame:
+    """Seconds of runs per suite and algorithm, from the committed suite CSVs."""
+    rows = []
+    for suite in SUITES:
+        path = RESULTS / f"{suite}.csv"
+        if path.exists():
+            runs = pd.read_csv(path, usecols=["algorithm", "wall_time"])
+            for algorithm, seconds in runs.groupby("algorithm")["wall_time"].sum().items():
+                rows.append({"suite": suite, "algorithm": algorithm, "runs": int((runs["algorithm"] == algorithm).sum()),
+                             "seconds": float(seconds)})
+    return pd.DataFrame(rows)
+
+
 def main() -> None:
     RESULTS.mkdir(exist_ok=True)
+    times = suite_times()
+    if len(times):
+        times.to_csv(RESULTS / "semi_suite_times.csv", index=False)
+        print(times.groupby("suite")["seconds"].sum().to_string())
     frame = measure()
     frame.to_csv(RESULTS / "semi_costs.csv", index=False)
     plot(frame, RESULTS / "semi_costs.png")
