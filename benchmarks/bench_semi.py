@@ -87,9 +87,9 @@ def suite_times() -> pd.DataFrame:
         path = RESULTS / f"{suite}.csv"
         if path.exists():
             runs = pd.read_csv(path, usecols=["algorithm", "wall_time"])
-            for algorithm, seconds in runs.groupby("algorithm")["wall_time"].sum().items():
-                rows.append({"suite": suite, "algorithm": algorithm, "runs": int((runs["algorithm"] == algorithm).sum()),
-                             "seconds": float(seconds)})
+            for algorithm, group in runs.groupby("algorithm"):
+                rows.append({"suite": suite, "algorithm": algorithm, "runs": len(group),
+                             "seconds": float(group["wall_time"].sum())})
     return pd.DataFrame(rows)
 
 
