@@ -505,6 +505,23 @@ class Algorithm(ABC):
         elif at_budget or self._spent_its_schedule():
             self._stop_reason = BUDGET_EXHAUSTED
 
+    def _noise_scale_in_use(self, offered: float | None, *, of: str = "an observed sum") -> float:
+        """The ``noise_scale`` parameter, else the scale :meth:`setup` was offered (the environment's).
+
+        Refused, naming the parameter, when neither is set or the value is not a positive
+        finite number; ``of`` says what the scale is of, for the message.
+        """
+        scale = getattr(self, "noise_scale", None)
+        scale = scale if scale is not None else offered
+        if scale is None:
+            raise InvalidParameterError(
+                f"{type(self).__name__}: noise_scale is not set: pass noise_scale=R (the sub-Gaussian scale of {of}) "
+                "or use fullbandit.run(), which takes it from the environment")
+        value = float(scale) if isinstance(scale, numbers.Real) and not isinstance(scale, bool) else math.nan
+        if not (math.isfinite(value) and value > 0):
+            raise InvalidParameterError(f"noise_scale={scale!r} must be a positive finite number")
+        return value
+
     def _spent_its_schedule(self) -> bool:
         """Whether a fixed-budget algorithm has spent what its schedule allots of the budget
         (which may be a little less than ``budget``: e.g. rounded per-arm shares); its run

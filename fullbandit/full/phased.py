@@ -8,7 +8,6 @@ from typing import ClassVar
 
 import numpy as np
 
-from fullbandit._validation import InvalidParameterError
 from fullbandit.allocation import Handout, Tracker, make_support, optimal_swap_variance, swap_variance
 from fullbandit.base import Algorithm, StoppingCheck
 from fullbandit.estimation import LeastSquaresEstimate, SingularDesignError, StaticDesign, confidence_radius
@@ -170,12 +169,7 @@ class PhasedSwap(Algorithm):
 
     # --- phases ----------------------------------------------------------------------------
     def _build(self, rng: np.random.Generator, noise_scale: float | None) -> None:
-        scale = self.noise_scale if self.noise_scale is not None else noise_scale
-        if scale is None:
-            raise InvalidParameterError(
-                "PhasedSwap: noise_scale is not set: pass noise_scale=R (the sub-Gaussian scale of an observed "
-                "sum) or use fullbandit.run(), which takes it from the environment")
-        self._noise_scale = float(scale)
+        self._noise_scale = self._noise_scale_in_use(noise_scale)
         self._accepted: list[int] = []
         self._rejected: list[int] = []
         self._phase = 0

@@ -212,13 +212,7 @@ class StaticFullBandit(Algorithm):
         if scale is None and self._uses_variances() and self._reward_range is not None:
             low, high = self._reward_range
             scale = (high - low) / 2.0  # not used by the radius; the range's sub-Gaussian scale, for reports
-        if scale is None:
-            raise InvalidParameterError(
-                f"{type(self).__name__}: noise_scale is not set: pass noise_scale=R (the sub-Gaussian scale of "
-                "an observed sum) or use fullbandit.run(), which takes it from the environment")
-        if not (isinstance(scale, int | float) and math.isfinite(scale) and scale > 0):
-            raise InvalidParameterError(f"noise_scale={scale!r} must be a positive finite number")
-        return float(scale)
+        return self._noise_scale_in_use(scale)
 
     def _check_spanning(self, arms) -> None:
         rank = np.linalg.matrix_rank(StaticDesign(self.problem.n, arms).matrix)

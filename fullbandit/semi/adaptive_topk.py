@@ -228,12 +228,7 @@ class AdaptiveTopK(PerArmRounds):
         return float(self.epsilon)
 
     def _scale(self) -> float:
-        scale = self.noise_scale if self.noise_scale is not None else self._noise_scale
-        if scale is None:
-            raise InvalidParameterError(
-                f"{type(self).__name__}: noise_scale is not set: pass noise_scale=R (the sub-Gaussian scale of one "
-                "arm's reward; 0.5 for rewards in [0, 1]) or use fullbandit.run(), which takes it from the environment")
-        return float(scale)
+        return self._noise_scale_in_use(self._noise_scale, of="one arm's reward, 1/2 in [0, 1]")
 
     def samples_in_round(self, r: int) -> int:
         """``m_r = ceil((2R)^2 4^r ln(2 n r^2 / delta))``: samples of each undecided arm in round ``r``.

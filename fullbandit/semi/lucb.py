@@ -34,7 +34,6 @@ from typing import ClassVar
 
 import numpy as np
 
-from fullbandit._validation import InvalidParameterError
 from fullbandit.base import StoppingCheck
 from fullbandit.params import SEED, Interval
 from fullbandit.semi.base import PerArmRounds
@@ -84,15 +83,8 @@ class _ConfidenceRounds(PerArmRounds):
         self.seed = seed
 
     def _build_rounds(self, rng: np.random.Generator) -> None:
-        offered = self._noise_scale  # what setup()/run() offered (the environment's declared scale)
-        scale = self.noise_scale if self.noise_scale is not None else offered
-        if scale is None:
-            raise InvalidParameterError(
-                f"{type(self).__name__}: noise_scale is not set: pass noise_scale=R (the sub-Gaussian scale of one "
-                "arm's reward, 1/2 for rewards in [0, 1]) or use fullbandit.run(), which takes it from the environment")
-        if not (isinstance(scale, int | float) and math.isfinite(scale) and scale > 0):
-            raise InvalidParameterError(f"noise_scale={scale!r} must be a positive finite number")
-        self._noise_scale = float(scale)
+        # PerArmRounds stored what setup()/run() offered (the environment's declared scale).
+        self._noise_scale = self._noise_scale_in_use(self._noise_scale, of="one arm's reward, 1/2 in [0, 1]")
 
     def _restore_round(self, state: StateReader) -> None:
         if self._noise_scale is None or not self._noise_scale > 0:
