@@ -157,7 +157,7 @@ def _register_zhou() -> None:
         "K = 10..100: regret, precision, and the samples per worker at Q = 10n, K = 20 (the paper: at most 48 "
         "for OptMAI, 143 for SAR, 17 for LUCB). Paper's statement: OptMAI with beta = 0.8 outperforms the others "
         "for most K and Q; SAR is best at K = 10, Q = 10n.",
-        zhou.build_rte_grid, zhou.plot_rte, default_runs=20, summarize=zhou.summarize)
+        zhou.build_rte_grid, zhou.plot_rte, default_runs=100, summarize=zhou.summarize)
 
 
 def _register_chen() -> None:
