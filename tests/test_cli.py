@@ -147,3 +147,12 @@ def test_solve_runs_per_arm_algorithms_with_semi_feedback(capsys):
     assert output["stop_reason"] == "budget exhausted" and output["gap"] < 0.05
     assert main(["solve", "--algorithm", "sar", "--epsilon", "0.1", "--no-progress"]) == 2
     assert "--epsilon does not apply to --algorithm sar" in capsys.readouterr().err
+
+
+def test_solve_gives_every_algorithm_the_tolerance_on_the_team_s_sum(capsys):
+    # AdaptiveTopK's epsilon is an aggregate regret (an average over the k members): the
+    # command line's --epsilon (on the sum) reaches it divided by k, so results compare alike.
+    assert main(["solve", "--algorithm", "adaptive-topk", "--epsilon", "0.5", "--no-progress", "--json"]) == 0
+    output = json.loads(capsys.readouterr().out)
+    assert output["parameters"]["epsilon"] == pytest.approx(0.05) and output["epsilon"] == pytest.approx(0.5)
+    assert output["gap_bound"] <= 0.5 and output["gap"] <= 0.5

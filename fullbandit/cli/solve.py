@@ -117,6 +117,8 @@ def run(args) -> int:
     # Per-arm (semi-bandit) algorithms see each worker's answer; the others only the team's sum.
     environment = team_environment(data, args.reward_model, feedback=spec.feedback, seed=environment_seed)
     parameters = algorithm_parameters(spec, args)
+    if "epsilon" in parameters and getattr(spec.cls, "epsilon_per_member", False):
+        parameters["epsilon"] /= args.k  # --epsilon is on the team's sum; this one is an average over the members
     algorithm = spec.build(problem, seed=algorithm_seed, **parameters)
     result = driver.run(algorithm, environment, progress=False if args.no_progress else None)
     if args.json:

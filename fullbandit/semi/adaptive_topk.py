@@ -205,6 +205,8 @@ class AdaptiveTopK(PerArmRounds):
 
     name: ClassVar[str] = "adaptive-topk"
     setting: ClassVar[str] = "fixed-confidence"
+    #: ``epsilon`` is the aggregate regret (an average over the K members), not the sum gap.
+    epsilon_per_member: ClassVar[bool] = True
     parameter_constraints: ClassVar[dict] = {
         "epsilon": [Interval(float, 0, None)],
         "delta": [Interval(float, 0, 1, closed="neither")],
