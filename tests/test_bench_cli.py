@@ -78,8 +78,13 @@ def test_out_with_a_folder_in_place_of_the_csv_is_refused(tmp_path, capsys, no_r
 # A bench of a toy suite whose runs each take 0.2 s: long enough to be in flight when the
 # signal comes; 2 x 500 runs are far more than the test waits for.
 SLOW_BENCH = '''
+import signal
 import sys
 import time
+
+# A terminal's foreground job has the default Ctrl-C handler; a test suite started in the
+# background by a non-interactive shell runs with SIGINT ignored, which its children inherit.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 import numpy as np
 
