@@ -15,7 +15,7 @@ from fullbandit.environments import BernoulliTeam, Environment, GaussianArms, Ga
 from fullbandit.estimation import SingularDesignError, confidence_radius
 from fullbandit.full import ICB, SAFOA, SAQM, Exhaustive, PhasedSwap, SwapBound
 from fullbandit.lower_bound import LowerBound, lower_bound
-from fullbandit.problem import DecisionClass, PartitionMatroid, TopK
+from fullbandit.problem import DecisionClass, PartitionMatroid, Thresholding, TopK
 from fullbandit.result import Result, StopReason
 from fullbandit.state import StateError
 
@@ -28,7 +28,8 @@ load = Algorithm.load
 
 __all__ = [
     "run", "load", "registry", "lower_bound", "LowerBound", "Algorithm", "Pull", "StoppingCheck", "StopReason",
-    "SAQM", "SAFOA", "ICB", "Exhaustive", "SwapBound", "PhasedSwap", "TopK", "PartitionMatroid", "DecisionClass",
+    "SAQM", "SAFOA", "ICB", "Exhaustive", "SwapBound", "PhasedSwap", "TopK", "PartitionMatroid", "Thresholding",
+    "DecisionClass",
     "Result", "Environment", "GaussianSum", "GaussianArms", "BernoulliTeam", "Replay", "confidence_radius",
     "InvalidParameterError", "SingularDesignError", "ProtocolError", "StateError", "__version__",
 ]

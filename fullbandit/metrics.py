@@ -106,3 +106,35 @@ def sample_summary(samples_per_arm) -> dict[str, float]:
         raise InvalidParameterError("samples_per_arm must be non-negative")
     return {"max": float(counts.max()), "mean": float(counts.mean()), "median": float(np.median(counts)),
             "p90": float(np.percentile(counts, 90))}
+
+
+def misclassified(means, above, threshold: float, epsilon: float = 0.0) -> int:
+    """Arms on the wrong side of ``threshold``: the thresholding bandit's loss.
+
+    ``above`` holds the arms declared at or above the threshold (a
+    :class:`fullbandit.Thresholding` decision). Arm ``i`` counts when it is declared above
+    with ``theta_i < threshold - epsilon``, or declared below with
+    ``theta_i >= threshold + epsilon``: arms within ``epsilon`` of the threshold (the
+    indifference zone of APT, Locatelli et al. 2016) never count. With ``epsilon = 0`` it is
+    Tao et al.'s count, whose expectation over runs is their aggregate regret (Tao, Blanco,
+    Peng, Zhou 2019, equation (3)); divided by ``n``, the quantity of their Figure 1.
+
+    Examples
+    --------
+    >>> from fullbandit.metrics import misclassified
+    >>> misclassified([0.2, 0.5, 0.7, 0.45], above=(1, 2, 3), threshold=0.5)     # 0.45 declared above
+    1
+    >>> misclassified([0.2, 0.5, 0.7, 0.45], above=(1, 2, 3), threshold=0.5, epsilon=0.1)   # within 0.1: ignored
+    0
+    """
+    theta = check_vector("means", means)
+    declared = np.zeros(theta.size, dtype=bool)
+    arms = [int(i) for i in above]
+    if any(not 0 <= i < theta.size for i in arms) or len(set(arms)) != len(arms):
+        raise InvalidParameterError(f"above={tuple(arms)} must hold distinct arm indices in 0..{theta.size - 1}")
+    if not (np.isfinite(epsilon) and epsilon >= 0):
+        raise InvalidParameterError(f"epsilon={epsilon!r} must be a finite number >= 0")
+    declared[arms] = True
+    wrong_above = declared & (theta < threshold - epsilon)
+    wrong_below = ~declared & (theta >= threshold + epsilon)
+    return int(np.count_nonzero(wrong_above | wrong_below))

@@ -582,6 +582,105 @@ class PartitionMatroid(DecisionClass):
                 "k": self.k}
 
 
+@dataclass(frozen=True)
+class Thresholding(DecisionClass):
+    """Classify each of ``n`` arms as above (``theta_i >= threshold``) or below the threshold.
+
+    The thresholding bandit problem (Locatelli, Gutzeit, Carpentier 2016; Tao, Blanco,
+    Peng, Zhou 2019, section 2): a decision is the set of arms declared above, of any size,
+    so the decision class is every subset of the arms. It is a linear maximisation over
+    that class: the set ``{i : theta_i >= threshold}`` maximises
+    ``value(S) = sum_{i in S} (theta_i - threshold)``, and the gap of a decision is the sum
+    of ``|theta_i - threshold|`` over the arms it misclassifies. The papers' loss, the
+    number of misclassified arms (aggregate regret, its expectation), is
+    :func:`fullbandit.metrics.misclassified`.
+
+    Pulls sample one arm at a time (per-arm feedback), so ``k`` (the size of a pull, which
+    sets the environments' noise scale) is 1; decisions have any size.
+
+    Parameters
+    ----------
+    n : int
+        Number of arms, ``n >= 1``.
+    threshold : float
+        The threshold ``theta`` (finite).
+
+    References
+    ----------
+    C. Tao, S. Blanco, J. Peng, Y. Zhou. Thresholding bandit with optimal aggregate regret.
+    NeurIPS 2019, section 2 (the output ``d_i = 1`` iff arm ``i`` is declared ``>= theta``).
+
+    Examples
+    --------
+    >>> from fullbandit.problem import Thresholding
+    >>> problem = Thresholding(4, 0.5)
+    >>> problem.best([0.2, 0.5, 0.7, 0.4])     # the arms at or above the threshold
+    (1, 2)
+    >>> round(problem.gap((2, 3), [0.2, 0.5, 0.7, 0.4]), 12)   # 0.4 declared above: |0.4 - 0.5|
+    0.1
+    >>> problem.check_super_arm([])            # declaring no arm above is a decision too
+    ()
+    """
+
+    n: int
+    threshold: float
+    k: int = field(default=1, init=False)
+
+    def __post_init__(self):
+        check_int("n", self.n, low=1)
+        value = self.threshold
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.floating, np.integer)) \
+                or not math.isfinite(float(value)):
+            raise InvalidParameterError(f"threshold={value!r} must be a finite real number")
+        object.__setattr__(self, "threshold", float(value))
+
+    @property
+    def size(self) -> int:
+        """``2^n`` decisions."""
+        return 2 ** self.n
+
+    def _is_member(self, arms):
+        return None
+
+    def check_super_arm(self, super_arm, name: str = "super_arm") -> SuperArm:
+        """``super_arm`` (the arms declared above, any number of them) as a sorted tuple of distinct indices."""
+        try:
+            arms = tuple(sorted(operator.index(i) for i in super_arm))
+        except TypeError:
+            raise TypeError(f"{name}={tuple(super_arm)!r} must hold integer arm indices") from None
+        if len(set(arms)) != len(arms):
+            raise InvalidParameterError(f"{name}={tuple(super_arm)!r} must hold distinct arms")
+        if arms and (arms[0] < 0 or arms[-1] >= self.n):
+            raise InvalidParameterError(f"{name}={tuple(super_arm)!r} must hold arm indices in 0..{self.n - 1}")
+        return arms
+
+    def best(self, theta) -> SuperArm:
+        """The arms with ``theta_i >= threshold`` (the maximiser of ``sum_{i in S} (theta_i - threshold)``)."""
+        theta = check_vector("theta", theta, length=self.n)
+        return tuple(int(i) for i in np.flatnonzero(theta >= self.threshold))
+
+    def value(self, super_arm, theta) -> float:
+        """``sum_{i in S} (theta_i - threshold)``: the linear objective the correct decision maximises."""
+        theta = check_vector("theta", theta, length=self.n)
+        return float((theta[list(self.check_super_arm(super_arm))] - self.threshold).sum())
+
+    def gap(self, super_arm, theta) -> float:
+        """``sum |theta_i - threshold|`` over the misclassified arms (zero for a correct decision)."""
+        theta = check_vector("theta", theta, length=self.n)
+        declared = np.zeros(self.n, dtype=bool)
+        declared[list(self.check_super_arm(super_arm))] = True
+        wrong = declared != (theta >= self.threshold)
+        return float(np.abs(theta - self.threshold)[wrong].sum())
+
+    def random_member(self, rng) -> SuperArm:
+        """A uniformly random subset."""
+        return tuple(int(i) for i in np.flatnonzero(rng.random(self.n) < 0.5))
+
+    def to_dict(self) -> dict:
+        """``{"class": "Thresholding", "n": n, "threshold": threshold}``."""
+        return {"class": "Thresholding", "n": self.n, "threshold": self.threshold}
+
+
 def decision_class_from_dict(data: dict) -> DecisionClass:
     """Rebuild a decision class from :meth:`DecisionClass.to_dict`.
 
@@ -610,4 +709,7 @@ def decision_class_from_dict(data: dict) -> DecisionClass:
         return TopK(data["n"], data["k"])
     if kind == "PartitionMatroid":
         return PartitionMatroid(tuple(data["groups"]), tuple(data["capacities"]), data["k"])
-    raise InvalidParameterError(f"unknown decision class {kind!r}: expected 'TopK' or 'PartitionMatroid'")
+    if kind == "Thresholding":
+        return Thresholding(data["n"], data["threshold"])
+    raise InvalidParameterError(f"unknown decision class {kind!r}: expected 'TopK', 'PartitionMatroid' or "
+                                "'Thresholding'")

@@ -34,7 +34,7 @@ from fullbandit.driver import run
 from fullbandit.environments import BernoulliTeam, Environment, GaussianArms, GaussianSum
 from fullbandit.estimation import RANGE_CONFIDENCES
 from fullbandit.params import Options, invalid_value
-from fullbandit.problem import PartitionMatroid, TopK
+from fullbandit.problem import PartitionMatroid, Thresholding, TopK
 from fullbandit.registry import AlgorithmSpec
 from fullbandit.state import StateError
 
@@ -46,8 +46,12 @@ EPSILON = 0.1
 TIED = np.array([1.0, 1.0, 1.0, 0.0, 0.0, 0.0])
 
 
-def _problem() -> TopK:
-    return TopK(len(THETA), 2)
+def _problem(spec: AlgorithmSpec | None = None) -> TopK | Thresholding:
+    """The pair ``(0, 1)`` to find: the top 2 of ``THETA``, or (for a thresholding algorithm) its arms above 1/2."""
+    top = TopK(len(THETA), 2)
+    if spec is None or spec.supports(top):
+        return top
+    return Thresholding(len(THETA), 0.5)
 
 
 def _parameters(spec: AlgorithmSpec, **overrides) -> dict:
@@ -57,7 +61,7 @@ def _parameters(spec: AlgorithmSpec, **overrides) -> dict:
 
 
 def _make(spec: AlgorithmSpec, problem=None, **overrides) -> Algorithm:
-    return spec.build(problem or _problem(), **_parameters(spec, **overrides))
+    return spec.build(problem or _problem(spec), **_parameters(spec, **overrides))
 
 
 def _environment(spec: AlgorithmSpec, means=THETA, seed: int = 11) -> Environment:
@@ -84,7 +88,7 @@ def _comparable(result) -> dict:
 
 def check_constructor_only_stores(spec: AlgorithmSpec) -> None:
     """The constructor stores every parameter verbatim under its own name, and nothing else."""
-    problem = _problem()
+    problem = _problem(spec)
     parameters = _parameters(spec)
     algorithm = spec.build(problem, **parameters)
     stored = algorithm.get_params()
@@ -182,7 +186,7 @@ def check_invalid_parameters_are_refused(spec: AlgorithmSpec) -> None:
     assert not missing, f"parameters without declared constraints: {sorted(missing)}"
     for name in spec.options:
         bad = invalid_value(constraints[name])
-        algorithm = spec.build(_problem(), **{**_parameters(spec), name: bad})
+        algorithm = spec.build(_problem(spec), **{**_parameters(spec), name: bad})
         try:
             algorithm.ask()
         except (ValueError, TypeError) as error:

@@ -1,0 +1,238 @@
+"""Sequential per-arm policies: one arm per step, written once in array form over independent runs.
+
+Index policies (LSA, APT, UCBE, Opt-KG for thresholding; AT-LUCB for top-m) make one
+decision per sample. A :class:`SequentialPerArm` subclass writes that decision as array
+code whose rows are independent runs:
+
+* ``_policy_start(runs)``: the policy's own state beyond samples and sums (arrays with a
+  leading axis of ``runs``; optional);
+* ``_choose(counts, sums, t, state)``: the arm each run samples next, from the samples
+  ``counts`` and reward sums ``sums`` per run and arm (shape ``(runs, n)``) after ``t``
+  samples;
+* ``_policy_update(counts, sums, t, state)``: the state after the step's sample is
+  recorded (optional);
+* ``_decide(counts, sums, state)``: each run's answer as a ``(runs, n)`` mask (the arms
+  declared above the threshold, or chosen for the top-m).
+
+The ask/tell algorithm (:class:`fullbandit.base.Algorithm` through
+:class:`fullbandit.semi.PerArmRounds`, one sample per round) calls these with one row;
+:func:`simulate` calls the *same methods* with ``runs`` rows, drawing every run's reward
+for the step in one vectorised draw (:mod:`fullbandit.semi.batch`), so the papers' figures
+(thousands of runs) cost one array operation per step instead of one Python loop per run.
+An anytime policy is recorded at several horizons (``checkpoints``) in one pass.
+
+Examples
+--------
+Round-robin sampling, declared in array form, run once by ask/tell and 1000 times at once:
+
+>>> import numpy as np
+>>> import fullbandit as fb
+>>> from fullbandit.semi.batch import BernoulliBatch
+>>> from fullbandit.semi.sequential import SequentialPerArm, simulate
+>>> class RoundRobin(SequentialPerArm):
+...     decision_classes = (fb.Thresholding,)
+...     def __init__(self, problem, *, budget=100, seed=None):
+...         self.problem, self.budget, self.seed = problem, budget, seed
+...     def _choose(self, counts, sums, t, state):
+...         return np.full(counts.shape[0], t % self.problem.n)
+...     def _decide(self, counts, sums, state):
+...         return sums >= self.problem.threshold * counts
+>>> problem = fb.Thresholding(3, 0.5)
+>>> result = fb.run(RoundRobin(problem, budget=30), fb.BernoulliTeam([0.1, 0.5, 0.9], feedback="semi", seed=0),
+...                 progress=False)
+>>> result.pulls, result.constants["max_samples_per_arm"]
+(30, 10)
+>>> batch = simulate(RoundRobin(problem, budget=30), BernoulliBatch([0.1, 0.5, 0.9]), runs=100_000, seed=1,
+...                  checkpoints=(3, 30))
+>>> batch.counts[0].tolist(), sorted(batch.answers)
+([10, 10, 10], [3, 30])
+>>> batch.answers[30].mean(axis=0).round(2).tolist()   # declared above: P(Bin(10, 1/2) >= 5) = 0.623 for arm 1
+[0.0, 0.62, 1.0]
+"""
+
+from __future__ import annotations
+
+import math
+from abc import abstractmethod
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from fullbandit._validation import InvalidParameterError, as_generator
+from fullbandit.base import StoppingCheck
+from fullbandit.params import SEED, Interval
+from fullbandit.semi.base import PerArmRounds
+from fullbandit.semi.batch import BatchArms
+from fullbandit.state import StateError, StateReader
+
+FIXED_BUDGET_CONSTRAINTS: dict[str, list] = {"budget": [Interval(int, 1, None)], "seed": [SEED]}
+
+
+def empirical_means(counts: np.ndarray, sums: np.ndarray) -> np.ndarray:
+    """``sums / counts``, ``nan`` where an arm has no sample (any leading shape)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
+
+
+def lowest_argmin(values: np.ndarray) -> np.ndarray:
+    """Row-wise argmin, ties towards the lower arm index (``nan`` never wins unless a row is all ``nan``)."""
+    return np.argmin(np.where(np.isnan(values), np.inf, values), axis=-1)
+
+
+class SequentialPerArm(PerArmRounds):
+    """Base of the one-sample-per-step per-arm policies (see the module docstring).
+
+    Every round of :class:`fullbandit.semi.PerArmRounds` is one sample of the arm
+    ``_choose`` names; the answer after every sample is ``_decide``'s. The policy's own
+    state is saved and restored with the algorithm.
+    """
+
+    setting: ClassVar[str] = "fixed-budget"
+    parameter_constraints: ClassVar[dict[str, list]] = FIXED_BUDGET_CONSTRAINTS
+
+    # --- the policy, in array form (rows: independent runs) -------------------------------
+    def _policy_start(self, runs: int) -> dict[str, np.ndarray]:
+        """The policy's own state for ``runs`` runs (arrays with a leading axis of ``runs``)."""
+        return {}
+
+    @abstractmethod
+    def _choose(self, counts: np.ndarray, sums: np.ndarray, t: int, state: dict) -> np.ndarray:
+        """The arm each run samples next (shape ``(runs,)``), after ``t`` samples per run."""
+
+    def _policy_update(self, counts: np.ndarray, sums: np.ndarray, t: int, state: dict) -> None:  # noqa: B027
+        """Update ``state`` in place once the ``t``-th sample of every run is recorded (optional)."""
+
+    @abstractmethod
+    def _decide(self, counts: np.ndarray, sums: np.ndarray, state: dict) -> np.ndarray:
+        """Each run's answer as a boolean mask over the arms (shape ``(runs, n)``)."""
+
+    def _details(self, counts: np.ndarray, sums: np.ndarray, state: dict) -> dict:
+        """Scalars reported with each check of the single-run algorithm (optional)."""
+        return {}
+
+    # --- the PerArmRounds hooks: one row ---------------------------------------------------
+    def _build_rounds(self, rng: np.random.Generator) -> None:
+        self._policy = self._policy_start(1)
+
+    def _plan_round(self) -> np.ndarray:
+        arm = int(self._choose(self.samples[None], self.sums[None], self._told, self._policy)[0])
+        plan = np.zeros(self.problem.n, dtype=np.int64)
+        plan[arm] = 1
+        return plan
+
+    def _record(self, token, arms, count, reward) -> None:
+        super()._record(token, arms, count, reward)
+        if self._round_complete:
+            self._policy_update(self.samples[None], self.sums[None], int(self.samples.sum()), self._policy)
+
+    def _evaluate(self) -> StoppingCheck:
+        details = {"rounds": self.round}
+        if not self.samples.any():
+            return StoppingCheck(self._told, math.inf, 0.0, None, False, details)
+        counts, sums = self.samples[None], self.sums[None]
+        mask = self._decide(counts, sums, self._policy)[0]
+        details.update(self._details(counts, sums, self._policy))
+        return StoppingCheck(self._told, math.inf, 0.0, tuple(int(i) for i in np.flatnonzero(mask)), False, details)
+
+    def _round_state(self) -> dict:
+        return {name: value[0].tolist() for name, value in self._policy.items()}
+
+    def _restore_round(self, state: StateReader) -> None:
+        policy = self._policy_start(1)
+        for name, template in policy.items():
+            try:
+                values = np.asarray(state.get(name, object), dtype=float)
+            except (TypeError, ValueError):
+                values = np.full(1, np.nan)
+            if values.shape != template.shape[1:] or not np.all(np.isfinite(values)) \
+                    or (template.dtype.kind in "biu" and not np.array_equal(values, np.round(values))):
+                raise StateError(f"{state.source}: field '{state.prefix}{name}' must hold finite "
+                                 f"{template.dtype.name} values of shape {template.shape[1:]}")
+            policy[name] = values.astype(template.dtype)[None]
+        self._policy = policy
+
+
+@dataclass(frozen=True)
+class BatchRun:
+    """What :func:`simulate` returns.
+
+    Attributes
+    ----------
+    answers : dict of int to numpy.ndarray
+        For each checkpoint ``T``, every run's answer after ``T`` samples, a boolean
+        ``(runs, n)`` mask.
+    counts : numpy.ndarray
+        Samples per run and arm at the end (shape ``(runs, n)``).
+    """
+
+    answers: dict[int, np.ndarray]
+    counts: np.ndarray
+
+
+def simulate(algorithm: SequentialPerArm, arms: BatchArms, *, runs: int, checkpoints: Iterable[int] | None = None,
+             seed=None, progress: bool | None = None) -> BatchRun:
+    """``runs`` independent runs of ``algorithm`` advanced together, one vectorised draw per step.
+
+    The runs use the algorithm's own array methods (the code its ask/tell form uses), with
+    the horizon ``algorithm.budget``; the answers are recorded after each checkpoint's
+    number of samples (default: the budget only), so an anytime policy gives a whole
+    budget curve in one pass. Rewards come from ``arms`` and a generator seeded by
+    ``seed``: the same seed gives the same runs.
+
+    Parameters
+    ----------
+    algorithm : SequentialPerArm
+        Its parameters (validated here) fix the policy; it is not driven itself.
+    arms : BatchArms
+        The reward law (:func:`fullbandit.semi.batch.batch_arms` converts an environment).
+    runs : int
+        Number of independent runs, ``>= 1``.
+    checkpoints : iterable of int, optional
+        Sample counts in ``1..budget`` at which to record the answers.
+    seed : None, int, SeedSequence or Generator
+    progress : bool, optional
+        A progress bar over the steps (``None``: shown once the run has lasted 2 seconds).
+
+    Returns
+    -------
+    BatchRun
+    """
+    if not isinstance(algorithm, SequentialPerArm):
+        raise TypeError(f"algorithm must be a SequentialPerArm, got {type(algorithm).__name__}")
+    if not isinstance(arms, BatchArms):
+        raise TypeError(f"arms must be a BatchArms sampler, got {type(arms).__name__}")
+    algorithm.setup(noise_scale=arms.noise_scale)
+    n, horizon = algorithm.problem.n, int(algorithm.budget)
+    if arms.n != n:
+        raise InvalidParameterError(f"arms has n={arms.n} arms but the problem has n={n}")
+    if isinstance(runs, bool) or not isinstance(runs, int) or runs < 1:
+        raise InvalidParameterError(f"runs={runs!r} must be an integer >= 1")
+    wanted = sorted({horizon} if checkpoints is None else {int(c) for c in checkpoints})
+    if not wanted or wanted[0] < 1 or wanted[-1] > horizon:
+        raise InvalidParameterError(f"checkpoints={checkpoints!r} must be sample counts in 1..budget={horizon}")
+    rng = as_generator(seed)
+    counts = np.zeros((runs, n), dtype=np.int64)
+    sums = np.zeros((runs, n))
+    state = algorithm._policy_start(runs)
+    rows = np.arange(runs)
+    answers: dict[int, np.ndarray] = {}
+    last, recorded = wanted[-1], set(wanted)
+    bar = tqdm(total=last, unit=" steps", unit_scale=True, delay=0.0 if progress else 2.0,
+               disable=progress is False, leave=False, dynamic_ncols=True)
+    try:
+        for t in range(last):
+            chosen = algorithm._choose(counts, sums, t, state)
+            rewards = arms.sample_one(chosen, rng)
+            counts[rows, chosen] += 1
+            sums[rows, chosen] += rewards
+            algorithm._policy_update(counts, sums, t + 1, state)
+            if t + 1 in recorded:
+                answers[t + 1] = np.asarray(algorithm._decide(counts, sums, state), dtype=bool).copy()
+            if t % 1024 == 1023:
+                bar.update(1024)
+    finally:
+        bar.close()
+    return BatchRun(answers, counts)
