@@ -20,12 +20,15 @@ from fullbandit.estimation import CONFIDENCE_CONSTANTS
 from fullbandit.full.saqm import WIDTH_BOUNDS
 from fullbandit.full.static import ALLOCATIONS
 from fullbandit.instances import REWARD_MODELS, team_environment
-from fullbandit.problem import TopK
+from fullbandit.metrics import misclassified
+from fullbandit.problem import Thresholding, TopK
 
 # Defaults chosen so the default run finishes in seconds: IT has a tie at the 10th
 # accuracy (0.64 and 0.64), so epsilon must be positive; 0.5 is 0.05 per team member.
 DEFAULT_EPSILON = 0.5
 DEFAULT_DELTA = 0.05
+#: Thresholding: "which workers are right at least half of the time".
+DEFAULT_THRESHOLD = 0.5
 
 #: Command-line options that set an algorithm parameter of the same name (dashes for underscores).
 PARAMETER_OPTIONS = ("epsilon", "delta", "budget", "confidence", "width_bound", "oracle", "allocation",
@@ -43,6 +46,9 @@ def add_parser(commands) -> None:
                     "the best team and the gap. Options that an algorithm does not take are refused.")
     parser.add_argument("--dataset", choices=DATASETS, default="it", help="embedded data set (default: it)")
     parser.add_argument("--k", type=int, default=10, help="team size (default: 10)")
+    parser.add_argument("--threshold", type=float, default=None,
+                        help="for a thresholding algorithm (e.g. lsa, apt): classify every worker as at or above "
+                             "this accuracy, or below it, instead of picking a team (default: 0.5)")
     parser.add_argument("--algorithm", choices=registry.names(), default="phased",
                         help="a registered algorithm (default: phased, the adaptive certified one that needs the "
                              "fewest pulls on the quiz data); `fullbandit solve --list` describes them")
@@ -98,6 +104,20 @@ def algorithm_parameters(spec: registry.AlgorithmSpec, args) -> dict:
     return parameters
 
 
+def decision_problem(spec: registry.AlgorithmSpec, n: int, args) -> TopK | Thresholding:
+    """The team of ``--k`` workers, or (for a thresholding algorithm) the workers at or above ``--threshold``."""
+    if Thresholding in spec.decision_classes:
+        return Thresholding(n, DEFAULT_THRESHOLD if args.threshold is None else args.threshold)
+    if args.threshold is not None:
+        raise InvalidParameterError(f"--threshold applies to the thresholding algorithms "
+                                    f"({', '.join(thresholding_algorithms())}), not to --algorithm {spec.name}")
+    return TopK(n, args.k)
+
+
+def thresholding_algorithms() -> tuple[str, ...]:
+    return tuple(spec.name for spec in registry.specs() if Thresholding in spec.decision_classes)
+
+
 def list_algorithms() -> None:
     print(f"{'name':<18}{'feedback':<10}{'guarantee':<14}{'setting':<18}summary")
     for spec in registry.specs():
@@ -112,7 +132,7 @@ def run(args) -> int:
     check_int("seed", args.seed, low=0)
     spec = registry.get(args.algorithm)
     data = load_dataset(args.dataset)
-    problem = TopK(data.n_workers, args.k)
+    problem = decision_problem(spec, data.n_workers, args)
     environment_seed, algorithm_seed = np.random.SeedSequence(args.seed).spawn(2)
     # Per-arm (semi-bandit) algorithms see each worker's answer; the others only the team's sum.
     environment = team_environment(data, args.reward_model, feedback=spec.feedback, seed=environment_seed)
@@ -122,14 +142,21 @@ def run(args) -> int:
     algorithm = spec.build(problem, seed=algorithm_seed, **parameters)
     result = driver.run(algorithm, environment, progress=False if args.no_progress else None)
     if args.json:
-        inputs = {"dataset": args.dataset, "k": args.k, "seed": args.seed, "reward_model": args.reward_model,
+        inputs = {"dataset": args.dataset, "k": args.k, "threshold": getattr(problem, "threshold", None),
+                  "seed": args.seed, "reward_model": args.reward_model,
                   "algorithm": spec.name, "parameters": parameters}
         print(json.dumps({"inputs": inputs, **result.as_dict()}, indent=2, default=str))
         return 0
     info = dataset_info(args.dataset)
+    task = f"threshold={problem.threshold:g}" if isinstance(problem, Thresholding) else f"k={args.k}"
     print(f"data set      {info.get('paper_name', args.dataset)}: {data.n_workers} workers, "
-          f"{data.n_questions} questions; k={args.k}, reward model {args.reward_model}")
+          f"{data.n_questions} questions; {task}, reward model {args.reward_model}")
     print(result.describe())
+    if isinstance(problem, Thresholding):
+        wrong = "none" if result.answer is None else misclassified(data.accuracies, result.answer, problem.threshold)
+        print(f"above         {len(result.best or ())} workers truly at or above {problem.threshold:g}; "
+              f"misclassified {wrong} of {data.n_workers}")
+        return 0
     if result.best is not None:
         print(f"best workers  {', '.join(data.worker_ids[i] for i in result.best)}")
     accuracies = data.accuracies
