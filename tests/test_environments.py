@@ -569,3 +569,12 @@ def test_batch_arms_of_a_categorical_environment_is_a_categorical_batch_with_the
     sums = batch.sample_sums(np.full((runs, 4), 3), np.random.default_rng(10))
     standard_error = np.sqrt(3 * CAT_VARIANCES / runs)
     assert np.all(np.abs(sums.mean(axis=0) - 3 * CAT_MEANS) <= 5 * standard_error + 1e-12)
+
+
+def test_categorical_runs_a_full_feedback_algorithm_with_the_bernstein_bound():
+    # ICB with confidence="bernstein" needs the declared ranges and blocks with their sums of squares.
+    import fullbandit as fb
+    environment = Categorical([0.0, 0.5, 1.0], [[0.1, 0.2, 0.7], [0.7, 0.2, 0.1], [0.5, 0.3, 0.2],
+                                                [0.2, 0.2, 0.6], [0.9, 0.05, 0.05]], feedback="full", seed=1)
+    result = fb.run(fb.ICB(fb.TopK(5, 2), confidence="bernstein", delta=0.05), environment, progress=False)
+    assert tuple(sorted(result.answer)) == (0, 3) and result.pulls > 0

@@ -174,3 +174,12 @@ def test_derivation_is_byte_for_byte_the_raw_counts_without_the_totals(tmp_path)
 def test_nothing_of_caption559_is_embedded_while_its_licence_is_unknown():
     embedded = REPO / "fullbandit" / "datasets" / "embedded"
     assert not list(embedded.glob("caption*"))
+
+
+@NEEDS_RAW
+def test_caption559_runs_the_papers_top_2_experiment_with_sar():
+    import fullbandit as fb
+    from fullbandit.semi.sar import SAR
+    environment = load_caption559().environment(seed=0)
+    result = fb.run(SAR(fb.TopK(138, 2), budget=5_000), environment, progress=False)
+    assert 4_999 <= result.pulls <= 5_000 and len(result.answer) == 2  # SAR may leave one sample unspent
