@@ -55,6 +55,7 @@ from fullbandit._validation import InvalidParameterError, as_generator, check_ch
 FEEDBACK_KINDS = ("full", "semi")
 _BLOCK = 4096  # draws taken from the generator at once: a pull then costs no generator call
 _CACHE_LIMIT = 100_000  # validated super-arms kept (adaptive algorithms may pull many distinct ones)
+_SUM_TOLERANCE = 1e-9  # how far a row of categorical probabilities may sum from 1 (rounding)
 
 
 class _BufferedDraws:
@@ -481,6 +482,133 @@ class Replay(Environment):
     def member_moments(self, arms, count):
         totals = self.member_rewards(arms, count)
         return totals, totals.copy()  # 0/1 rewards are their own squares
+
+
+class Categorical(Environment):
+    """Arms with a finite support: arm ``i`` returns ``support[j]`` with probability ``probabilities[i, j]``.
+
+    The model of the caption-contest experiment of Shahrampour and Tarokh (section IV.B):
+    each caption is an arm, a vote "not funny", "somewhat funny" or "funny" a reward 0, 0.5
+    or 1, and a caption's probabilities are its observed vote shares. Members of a
+    super-arm draw independently, so the full feedback is the sum of independent members.
+
+    ``R = (max - min) / 2`` per member (Hoeffding's lemma) and ``(max - min) sqrt(k) / 2``
+    for the sum of ``k`` members; a member's reward lies in ``[min, max]`` of the support.
+    A block of ``count`` pulls of a member is one multinomial draw of how often each value
+    came up, so its sum of squares is exact. :func:`fullbandit.semi.batch.batch_arms` draws
+    the same law for many runs at once (it reads ``support`` and ``probabilities``).
+
+    Parameters
+    ----------
+    support : array_like of shape (m,)
+        The values an arm can return, finite and strictly increasing.
+    probabilities : array_like of shape (n, m)
+        Row ``i`` is arm ``i``'s law on the support: non-negative, summing to 1.
+    feedback : {"semi", "full"}
+        Each member's reward (default), or their sum.
+    seed, labels
+        As for :class:`Environment`.
+
+    Examples
+    --------
+    >>> from fullbandit import Categorical
+    >>> votes = Categorical([0.0, 0.5, 1.0], [[0.5, 0.5, 0.0], [0.0, 0.0, 1.0], [1.0, 0.0, 0.0]], seed=0)
+    >>> votes.means.tolist(), votes.noise_scales(2), votes.reward_ranges(2)
+    ([0.25, 1.0, 0.0], (0.5, 0.7071067811865476), ((0.0, 1.0), (0.0, 2.0)))
+    >>> votes.pull((1, 2), count=3).tolist()       # arm 1 always says 1, arm 2 always 0
+    [3.0, 0.0]
+    >>> total, squares = votes.pull_moments((0,), count=8)
+    >>> bool(squares == total / 2)                 # arm 0 returns 0 or 0.5, and 0.5 ** 2 = 0.5 / 2
+    True
+    """
+
+    def __init__(self, support, probabilities, *, feedback="semi", seed=None, labels=None):
+        values = check_vector("support", support)
+        if values.size < 1:
+            raise InvalidParameterError("support must hold at least one value")
+        if np.any(np.diff(values) <= 0):
+            raise InvalidParameterError(
+                f"support must be strictly increasing (no repeated values), got {values.tolist()}")
+        try:
+            table = np.array(probabilities, dtype=float, copy=True)
+        except (TypeError, ValueError):
+            raise InvalidParameterError(
+                "probabilities must be an (n, m) array of numbers (one row per arm, one column per support "
+                "value)") from None
+        if table.ndim != 2 or table.shape[1] != values.size:
+            raise InvalidParameterError(
+                f"probabilities must have shape (n, {values.size}) (one column per support value), "
+                f"got shape {table.shape}")
+        if not np.all(np.isfinite(table)):
+            raise InvalidParameterError("probabilities must contain only finite values")
+        negative = np.flatnonzero((table < 0).any(axis=1))
+        if negative.size:
+            row = int(negative[0])
+            raise InvalidParameterError(
+                f"probabilities must be non-negative: row {row} is {table[row].tolist()}")
+        totals = table.sum(axis=1)
+        off = np.flatnonzero(np.abs(totals - 1.0) > _SUM_TOLERANCE)
+        if off.size:
+            row = int(off[0])
+            raise InvalidParameterError(
+                f"every row of probabilities must sum to 1: row {row} sums to {float(totals[row])!r}")
+        table /= totals[:, None]
+        super().__init__(table @ values, feedback=feedback, seed=seed, labels=labels)
+        values.flags.writeable = False
+        table.flags.writeable = False
+        self._support = values
+        self._probabilities = table
+        self._squares = values * values
+        self._cumulative = np.cumsum(table, axis=1)
+        self._cumulative[:, -1] = 1.0  # a uniform draw in [0, 1) never falls past the last value
+        self._uniforms = _BufferedDraws(self._rng.random)
+
+    @property
+    def support(self) -> np.ndarray:
+        """The values an arm can return, increasing (read-only)."""
+        return self._support
+
+    @property
+    def probabilities(self) -> np.ndarray:
+        """Each arm's law on the support, one row per arm (read-only)."""
+        return self._probabilities
+
+    def noise_scales(self, k: int) -> tuple[float, float]:
+        half_width = float(self._support[-1] - self._support[0]) / 2
+        return half_width, half_width * math.sqrt(k)
+
+    def reward_ranges(self, k: int) -> tuple[tuple[float, float], tuple[float, float]]:
+        low, high = float(self._support[0]), float(self._support[-1])
+        return (low, high), (k * low, k * high)
+
+    def _one_pull(self, arms: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+        # Inverse of each member's distribution function: the index of the value drawn.
+        return (uniforms[..., None] >= self._cumulative[arms]).sum(axis=-1)
+
+    def _tallies(self, arms: np.ndarray, count: int) -> np.ndarray:
+        """How often each support value came up in ``count`` pulls, per member: shape ``(k, m)``."""
+        return self._rng.multinomial(count, self._probabilities[arms])
+
+    def member_rewards(self, arms, count):
+        if count == 1:
+            return self._support[self._one_pull(arms, self._uniforms.take(arms.size))]
+        return self._tallies(arms, count) @ self._support
+
+    def member_moments(self, arms, count):
+        if count == 1:
+            rewards = self.member_rewards(arms, 1)
+            return rewards, rewards * rewards
+        tallies = self._tallies(arms, count)
+        return tallies @ self._support, tallies @ self._squares
+
+    def sum_moments(self, arms, count):
+        if count == 1:
+            total = self.sum_reward(arms, 1)
+            return total, total * total
+        # The sum of independent members has no closed-form law on a general support: draw
+        # every member of every pull at once (count x k uniforms), then add up per pull.
+        sums = self._support[self._one_pull(arms, self._rng.random((count, arms.size)))].sum(axis=1)
+        return float(sums.sum()), float(sums @ sums)
 
 
 def _validated_count(count) -> int:

@@ -19,7 +19,8 @@ import pytest
 from scipy import stats
 
 from fullbandit._validation import InvalidParameterError
-from fullbandit.environments import BernoulliTeam, GaussianSum, Replay
+from fullbandit.environments import BernoulliTeam, Categorical, GaussianSum, Replay
+from fullbandit.semi.batch import CategoricalBatch, batch_arms
 
 FAIL_PROB = 1e-6
 N_PULLS = 20_000
@@ -160,6 +161,7 @@ def test_replay_full_reward_is_a_row_sum():
 @pytest.mark.parametrize("make", [
     lambda feedback: BernoulliTeam([0.2, 0.6, 0.5, 0.9, 0.4], feedback=feedback, seed=55),
     lambda feedback: Replay(replay_matrix(np.random.default_rng(3), 20, 5), feedback=feedback, seed=55),
+    lambda feedback: Categorical([-1.0, 0.5, 2.0], np.full((5, 3), 1 / 3), feedback=feedback, seed=55),
 ])
 def test_full_is_sum_of_semi_for_same_seed(make):
     full, semi = make("full"), make("semi")
@@ -387,6 +389,9 @@ ENVIRONMENTS = {
     "bernoulli": lambda feedback, seed: BernoulliTeam([0.1, 0.5, 0.8, 0.95], feedback=feedback, seed=seed),
     "replay": lambda feedback, seed: Replay(replay_matrix(np.random.default_rng(4), 30, 4), feedback=feedback,
                                             seed=seed),
+    "categorical": lambda feedback, seed: Categorical([0.0, 0.5, 1.0], [[0.6, 0.3, 0.1], [0.2, 0.2, 0.6],
+                                                                         [0.0, 1.0, 0.0], [0.5, 0.0, 0.5]],
+                                                      feedback=feedback, seed=seed),
 }
 
 
@@ -426,3 +431,150 @@ def test_bad_count_raises(count):
 def test_a_super_arm_that_is_not_a_sequence_is_named(super_arm):
     with pytest.raises(TypeError, match="super_arm=.* must be a sequence of integer arm indices"):
         GaussianSum([0.0, 1.0, 2.0], seed=0).pull(super_arm)
+
+
+# --- categorical arms ------------------------------------------------------------------------
+# Tolerances: 5 standard errors of the exact law (two-sided normal probability 5.7e-7 per
+# quantity; the draws are seeded, so a pass is reproducible).
+
+SUPPORT = np.array([-1.0, 0.5, 2.0])
+TABLE = np.array([[0.2, 0.5, 0.3], [0.7, 0.0, 0.3], [0.0, 0.0, 1.0], [0.1, 0.8, 0.1]])
+CAT_MEANS = TABLE @ SUPPORT
+CAT_VARIANCES = TABLE @ SUPPORT ** 2 - CAT_MEANS ** 2
+
+
+def categorical(feedback="semi", seed=0):
+    return Categorical(SUPPORT, TABLE, feedback=feedback, seed=seed)
+
+
+def test_categorical_means_attributes_and_defaults():
+    environment = categorical()
+    np.testing.assert_allclose(environment.means, TABLE @ SUPPORT, rtol=0, atol=1e-15)
+    np.testing.assert_array_equal(environment.support, SUPPORT)
+    np.testing.assert_array_equal(environment.probabilities, TABLE)
+    assert environment.feedback == "semi"
+    for array in (environment.support, environment.probabilities):
+        with pytest.raises(ValueError):
+            array[0] = 5.0
+
+
+@pytest.mark.parametrize("count", [1, 7])
+def test_categorical_member_means_single_pulls_and_blocks(count):
+    environment, arms, draws = categorical(seed=3), (0, 1, 3), 20_000 // count
+    totals = np.array([environment.pull(arms, count=count) for _ in range(draws)])
+    standard_error = np.sqrt(count * CAT_VARIANCES[list(arms)] / draws)
+    assert np.all(np.abs(totals.mean(axis=0) - count * CAT_MEANS[list(arms)]) < 5 * standard_error)
+    assert np.all(totals.var(axis=0) > 0)  # arm 2 would be constant; these are not
+
+
+@pytest.mark.parametrize("count", [1, 7])
+def test_categorical_full_feedback_sum_mean(count):
+    environment, arms, draws = categorical("full", seed=4), (0, 1, 2, 3), 20_000 // count
+    totals = np.array([environment.pull(arms, count=count) for _ in range(draws)])
+    standard_error = math.sqrt(count * CAT_VARIANCES.sum() / draws)
+    assert abs(totals.mean() - count * CAT_MEANS.sum()) < 5 * standard_error
+
+
+def test_categorical_block_sum_of_squares_is_exact():
+    # Support (0, 1, 3): a member's block total t1 + 3 t3 and sum of squares t1 + 9 t3 give back
+    # the tallies, which must be non-negative integers adding up to at most the count.
+    environment = Categorical([0.0, 1.0, 3.0], [[0.3, 0.3, 0.4], [0.1, 0.6, 0.3]], seed=5)
+    count = 9
+    for _ in range(300):
+        totals, squares = environment.pull_moments((0, 1), count=count)
+        threes = (squares - totals) / 6
+        ones = totals - 3 * threes
+        assert np.all(threes == np.round(threes)) and np.all(ones == np.round(ones))
+        assert np.all(threes >= 0) and np.all(ones >= 0) and np.all(ones + threes <= count)
+    # A two-valued arm: every 3 contributes 9 to the squares, so squares == 3 * total exactly.
+    two_valued = Categorical([0.0, 1.0, 3.0], [[0.5, 0.0, 0.5], [0.0, 1.0, 0.0]], seed=6)
+    for count in (1, 2, 50):
+        totals, squares = two_valued.pull_moments((0, 1), count=count)
+        assert squares[0] == 3 * totals[0] and squares[1] == totals[1] == count
+
+
+@pytest.mark.parametrize("feedback", ["semi", "full"])
+def test_categorical_block_squares_have_the_right_mean(feedback):
+    # E[sum of squares over a block of m pulls] = m (variance + mean^2) of one observation.
+    environment, arms, count, draws = categorical(feedback, seed=8), (0, 1, 3), 5, 4_000
+    pairs = [environment.pull_moments(arms, count=count) for _ in range(draws)]
+    squares = np.array([np.atleast_1d(pair[1]) for pair in pairs])
+    if feedback == "semi":
+        expected = count * (TABLE[list(arms)] @ SUPPORT ** 2)
+    else:
+        expected = np.atleast_1d(count * (CAT_VARIANCES[list(arms)].sum() + CAT_MEANS[list(arms)].sum() ** 2))
+    standard_error = squares.std(axis=0) / math.sqrt(draws)
+    assert np.all(np.abs(squares.mean(axis=0) - expected) < 5 * standard_error)
+
+
+@pytest.mark.parametrize("k", [1, 2, 4])
+def test_categorical_noise_scales_and_ranges(k):
+    environment = categorical()  # support spans [-1, 2]: half-width 1.5
+    assert environment.noise_scales(k) == pytest.approx((1.5, 1.5 * math.sqrt(k)))
+    assert environment.reward_ranges(k) == ((-1.0, 2.0), (-1.0 * k, 2.0 * k))
+    assert environment.noise_scale(k) == pytest.approx(1.5)
+    assert categorical("full").noise_scale(k) == pytest.approx(1.5 * math.sqrt(k))
+    assert categorical("full").reward_range(k) == (-1.0 * k, 2.0 * k)
+    # The declared scale is sub-Gaussian for every arm's exact law (Hoeffding's lemma).
+    for row in TABLE:
+        lhs = _log_mgf_centred(SUPPORT, row, LAMBDAS)
+        assert np.all(lhs <= LAMBDAS ** 2 * 1.5 ** 2 / 2 + 1e-12)
+
+
+def test_categorical_rewards_stay_on_the_support():
+    environment = categorical(seed=9)
+    seen = {float(value) for _ in range(2_000) for value in environment.pull((0, 1, 2, 3))}
+    assert seen == set(SUPPORT.tolist())
+    assert all(environment.pull((2,)) == [2.0] for _ in range(100))  # probability 1 on the last value
+
+
+@pytest.mark.parametrize("support, probabilities, pattern", [
+    ([0.0, 1.0, 1.0], [[0.5, 0.5, 0.0]] * 2, r"support must be strictly increasing"),
+    ([1.0, 0.0], [[0.5, 0.5]] * 2, r"support must be strictly increasing"),
+    ([0.0, np.nan], [[0.5, 0.5]] * 2, r"support must contain only finite values"),
+    ([[0.0, 1.0]], [[0.5, 0.5]] * 2, r"support must be one-dimensional"),
+    ([], np.zeros((2, 0)), r"support must hold at least one value"),
+    ([0.0, 1.0], [0.5, 0.5], r"probabilities must have shape \(n, 2\).*got shape \(2,\)"),
+    ([0.0, 1.0], [[0.2, 0.3, 0.5]] * 2, r"probabilities must have shape \(n, 2\).*got shape \(2, 3\)"),
+    ([0.0, 1.0], [[0.5, 0.5], [0.5]], r"probabilities must be an \(n, m\) array"),
+    ([0.0, 1.0], [[0.5, 0.5], [np.inf, 0.0]], r"probabilities must contain only finite values"),
+    ([0.0, 1.0], [[0.5, 0.5], [1.5, -0.5]], r"probabilities must be non-negative: row 1"),
+    ([0.0, 1.0], [[0.5, 0.5], [0.5, 0.4]], r"probabilities must sum to 1: row 1 sums to 0.9"),
+    ([0.0, 1.0], [[0.5, 0.5]], r"means must hold at least 2 arms"),
+])
+def test_categorical_validation_names_the_argument(support, probabilities, pattern):
+    with pytest.raises(InvalidParameterError, match=pattern):
+        Categorical(support, probabilities)
+
+
+def test_categorical_rounding_in_rows_is_tolerated_and_removed():
+    environment = Categorical([0.0, 1.0], [[1 / 3, 2 / 3 + 1e-12], [0.25, 0.75]])
+    np.testing.assert_allclose(environment.probabilities.sum(axis=1), 1.0, rtol=0, atol=1e-15)
+
+
+def test_categorical_bad_feedback_and_labels_raise():
+    with pytest.raises(InvalidParameterError, match="feedback"):
+        Categorical(SUPPORT, TABLE, feedback="partial")
+    with pytest.raises(InvalidParameterError, match="labels must have length n=4"):
+        Categorical(SUPPORT, TABLE, labels=["a", "b"])
+
+
+def test_batch_arms_of_a_categorical_environment_is_a_categorical_batch_with_the_same_law():
+    environment = Categorical(SUPPORT, TABLE, labels=list("abcd"))
+    batch = batch_arms(environment)
+    assert isinstance(batch, CategoricalBatch)
+    np.testing.assert_allclose(batch.means, environment.means, rtol=0, atol=1e-15)
+    assert batch.noise_scale == environment.noise_scale(1)
+    runs = 5_000
+    sums = batch.sample_sums(np.full((runs, 4), 3), np.random.default_rng(10))
+    standard_error = np.sqrt(3 * CAT_VARIANCES / runs)
+    assert np.all(np.abs(sums.mean(axis=0) - 3 * CAT_MEANS) <= 5 * standard_error + 1e-12)
+
+
+def test_categorical_runs_a_full_feedback_algorithm_with_the_bernstein_bound():
+    # ICB with confidence="bernstein" needs the declared ranges and blocks with their sums of squares.
+    import fullbandit as fb
+    environment = Categorical([0.0, 0.5, 1.0], [[0.1, 0.2, 0.7], [0.7, 0.2, 0.1], [0.5, 0.3, 0.2],
+                                                [0.2, 0.2, 0.6], [0.9, 0.05, 0.05]], feedback="full", seed=1)
+    result = fb.run(fb.ICB(fb.TopK(5, 2), confidence="bernstein", delta=0.05), environment, progress=False)
+    assert tuple(sorted(result.answer)) == (0, 3) and result.pulls > 0

@@ -1,0 +1,239 @@
+"""Vote-count tables: one row per item (a caption, say), one column per rating, as categorical arms.
+
+A crowd rates each item on a small scale ("not funny", "somewhat funny", "funny"); mapping
+the ratings to rewards (0, 0.5, 1) and each item's vote shares to probabilities gives a
+categorical arm per item, as in the caption-contest experiment of Shahrampour and Tarokh
+(section IV.B). :func:`load_vote_counts` reads such a table from a CSV file or a pandas
+data frame, checks every cell, and returns a :class:`VoteCounts`; its
+:meth:`VoteCounts.environment` is the matching :class:`fullbandit.Categorical`.
+
+:func:`load_caption559` reads the counts of the New Yorker caption contest 559 (138
+captions). fullbandit does not ship that table: the upstream repository
+(github.com/nextml/caption-contest-data) states no licence, so its redistribution is not
+established. Pass the path of the published ``counts.csv``, or keep it at
+``../shared/data/caption559/counts.csv`` next to a source checkout.
+
+Examples
+--------
+>>> import pandas as pd
+>>> from fullbandit.datasets.votes import load_vote_counts
+>>> table = pd.DataFrame({"rank": [0, 1, 2], "not_funny": [2, 9, 5], "somewhat_funny": [2, 1, 0],
+...                       "funny": [4, 0, 5]})
+>>> votes = load_vote_counts(table, id_column="rank")
+>>> votes.ids, votes.votes.tolist(), votes.means.tolist()
+(('0', '1', '2'), [8, 10, 10], [0.625, 0.05, 0.5])
+>>> votes.environment(seed=0).pull((0, 2), count=4).shape
+(2,)
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import numbers
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from fullbandit._validation import InvalidParameterError, check_vector
+from fullbandit.environments import Categorical
+
+RATINGS = ("not_funny", "somewhat_funny", "funny")
+REWARDS = (0.0, 0.5, 1.0)
+CAPTION559_ID = "rank"
+CAPTION559_TOTAL = "votes"
+CAPTION559_RAW = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "caption559" / "counts.csv"
+_INTEGER = re.compile(r"\s*[+-]?\d+\s*")
+
+
+@dataclass(frozen=True)
+class VoteCounts:
+    """Per-item vote counts on a rating scale, and the categorical arms they define.
+
+    Attributes
+    ----------
+    ids : tuple of str
+        The items' ids, in the table's order.
+    counts : numpy.ndarray of int, shape (n, m)
+        ``counts[i, j]``: votes for rating ``j`` on item ``i``.
+    support : numpy.ndarray of float, shape (m,)
+        The reward of each rating, increasing.
+    columns : tuple of str
+        The rating columns, in the order of ``support``.
+    source : str
+        Where the table was read from (a path, or ``"<DataFrame>"``).
+    """
+
+    ids: tuple[str, ...]
+    counts: np.ndarray
+    support: np.ndarray
+    columns: tuple[str, ...]
+    source: str
+
+    @property
+    def n_arms(self) -> int:
+        return len(self.ids)
+
+    @property
+    def votes(self) -> np.ndarray:
+        """Total votes per item."""
+        return self.counts.sum(axis=1)
+
+    @property
+    def probabilities(self) -> np.ndarray:
+        """Each item's vote shares (rows sum to 1): its categorical law on ``support``."""
+        return self.counts / self.votes[:, None]
+
+    @property
+    def means(self) -> np.ndarray:
+        """Each item's mean reward, ``probabilities @ support``."""
+        return self.probabilities @ self.support
+
+    def environment(self, *, seed=None, feedback: str = "semi") -> Categorical:
+        """A :class:`fullbandit.Categorical` environment with one arm per item, labelled by id."""
+        return Categorical(self.support, self.probabilities, feedback=feedback, seed=seed, labels=self.ids)
+
+
+def load_vote_counts(source, *, columns: Sequence[str] = RATINGS, values: Sequence[float] = REWARDS,
+                     id_column: str = "id", total_column: str | None = None) -> VoteCounts:
+    """Read a vote-count table from a CSV file or a pandas data frame.
+
+    Parameters
+    ----------
+    source : str, path or pandas.DataFrame
+        A CSV file with a header row, or a data frame with these columns (any order; other
+        columns are ignored).
+    columns : sequence of str
+        The rating columns, one per reward value.
+    values : sequence of float
+        The reward of each rating column, strictly increasing.
+    id_column : str
+        The column of item ids (distinct).
+    total_column : str, optional
+        A column of total votes per item, checked against the sum of the rating columns.
+
+    Raises
+    ------
+    InvalidParameterError
+        Naming the source, the line (file) or row label (data frame) and the column, for a
+        missing column, a count that is not a non-negative integer, an item without votes, a
+        repeated id or a total that disagrees with the counts.
+    """
+    columns = tuple(str(column) for column in columns)
+    support = check_vector("values", values, length=len(columns))
+    if not columns:
+        raise InvalidParameterError("columns must name at least one rating column")
+    if len(set(columns)) != len(columns):
+        raise InvalidParameterError(f"columns must be distinct, got {list(columns)}")
+    if np.any(np.diff(support) <= 0):
+        raise InvalidParameterError(f"values must be strictly increasing (one per column), got {support.tolist()}")
+    if isinstance(source, str | Path):
+        name = str(source)
+        with Path(source).open(newline="", encoding="utf-8") as handle:
+            reader = csv.DictReader(handle)
+            header = [field.strip() for field in reader.fieldnames or ()]
+            reader.fieldnames = header
+            _check_columns(name, header, columns, id_column, total_column)
+            rows = list(_file_rows(name, reader))
+    elif hasattr(source, "columns") and hasattr(source, "itertuples"):
+        name = "<DataFrame>"
+        _check_columns(name, [str(column) for column in source.columns], columns, id_column, total_column)
+        rows = list(_frame_rows(source))
+    else:
+        raise TypeError(f"source must be a path or a pandas DataFrame, got {type(source).__name__}")
+    if not rows:
+        raise InvalidParameterError(f"{name}: the table has no rows")
+    ids: list[str] = []
+    seen: dict[str, str] = {}
+    counts = np.empty((len(rows), len(columns)), dtype=np.int64)
+    for index, (where, row) in enumerate(rows):
+        item = str(row[id_column]).strip()
+        if item in seen:
+            raise InvalidParameterError(f"{name}: {where}, column {id_column!r}: id {item!r} repeats {seen[item]}")
+        seen[item] = where
+        ids.append(item)
+        for j, column in enumerate(columns):
+            counts[index, j] = _count(name, where, column, row[column])
+        if counts[index].sum() == 0:
+            raise InvalidParameterError(f"{name}: {where} (id {item!r}) has no votes in columns {list(columns)}; "
+                                        "every item needs at least one vote")
+        if total_column is not None:
+            total = _count(name, where, total_column, row[total_column])
+            if total != counts[index].sum():
+                raise InvalidParameterError(f"{name}: {where}, column {total_column!r}: total {total} differs from "
+                                            f"the sum {int(counts[index].sum())} of columns {list(columns)}")
+    counts.flags.writeable = False
+    support.flags.writeable = False
+    return VoteCounts(tuple(ids), counts, support, columns, name)
+
+
+def load_caption559(path=None) -> VoteCounts:
+    """The New Yorker caption contest 559 (NEXT system): 138 captions, three ratings each.
+
+    Ratings "not funny", "somewhat funny", "funny" are rewards 0, 0.5, 1; ids are the
+    ``rank`` column of the published table, and its ``votes`` column is checked against the
+    three counts. Not shipped with fullbandit (no licence is stated upstream): ``path`` is
+    the published ``counts.csv`` (by default ``../shared/data/caption559/counts.csv`` next
+    to the source checkout). The experiment of Shahrampour and Tarokh (section IV.B) seeks
+    the top ``M = 2`` of these ``K = 138`` arms.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file is not there, saying where to get it.
+    """
+    path = CAPTION559_RAW if path is None else Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"the caption contest 559 vote counts are not at {path}. fullbandit does not ship them (the upstream "
+            "data, https://github.com/nextml/caption-contest-data, states no licence); pass "
+            "load_caption559(path=...) the published counts.csv (columns rank,votes,not_funny,somewhat_funny,funny)")
+    return load_vote_counts(path, id_column=CAPTION559_ID, total_column=CAPTION559_TOTAL)
+
+
+def _check_columns(name: str, header: Sequence[str], columns: tuple[str, ...], id_column: str,
+                   total_column: str | None) -> None:
+    wanted = [id_column, *columns] + ([] if total_column is None else [total_column])
+    missing = [column for column in wanted if column not in header]
+    if missing:
+        raise InvalidParameterError(f"{name}: columns {missing} are missing (the header has {list(header)})")
+    repeated = sorted({column for column in wanted if list(header).count(column) > 1})
+    if repeated:
+        raise InvalidParameterError(f"{name}: columns {repeated} appear more than once in the header")
+
+
+def _file_rows(name: str, reader: csv.DictReader) -> Iterator[tuple[str, dict]]:
+    for row in reader:
+        if None in row or any(value is None for value in row.values()):
+            raise InvalidParameterError(f"{name}: line {reader.reader.line_num} has a different number of cells "
+                                        "than the header")
+        yield f"line {reader.reader.line_num}", row
+
+
+def _frame_rows(frame) -> Iterator[tuple[str, dict]]:
+    names = [str(column) for column in frame.columns]
+    for label, values in zip(frame.index, frame.itertuples(index=False, name=None), strict=True):
+        yield f"row {label!r}", dict(zip(names, values, strict=True))
+
+
+def _count(name: str, where: str, column: str, cell) -> int:
+    """A vote count: a non-negative integer (a string of digits, an integer, or an integral float)."""
+    value: int | None = None
+    if isinstance(cell, bool | np.bool_):
+        value = None
+    elif isinstance(cell, str):
+        value = int(cell) if _INTEGER.fullmatch(cell) else None
+    elif isinstance(cell, numbers.Integral):
+        value = int(cell)
+    elif isinstance(cell, numbers.Real) and math.isfinite(cell) and float(cell).is_integer():
+        value = int(float(cell))
+    if value is None:
+        raise InvalidParameterError(f"{name}: {where}, column {column!r}: a vote count must be a non-negative "
+                                    f"integer, got {cell!r}")
+    if value < 0:
+        raise InvalidParameterError(f"{name}: {where}, column {column!r}: a vote count must be a non-negative "
+                                    f"integer, got {value}")
+    return value
