@@ -117,8 +117,9 @@ def phase_plan(counts: np.ndarray, active: np.ndarray, *, phase: int, lengths, b
 def _ranked(means: np.ndarray, among: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per row, the arms in ``among`` by decreasing mean (ties: lower index; ``nan`` last), then the others."""
     means = np.nan_to_num(np.asarray(means, dtype=float), nan=-np.inf)
-    arms = np.broadcast_to(np.arange(means.shape[1]), means.shape)
-    order = np.lexsort((arms, -means, ~among), axis=-1)  # the last key sorts first
+    # One float key, sorted stably (ties keep the index order): -inf means (+inf keys) come
+    # after the finite ones and the arms outside ``among`` (nan keys) after all of them.
+    order = np.argsort(np.where(among, -means, np.nan), axis=1, kind="stable")
     return order, np.take_along_axis(means, order, axis=1)
 
 
