@@ -30,7 +30,7 @@ from fullbandit._validation import InvalidParameterError
 from fullbandit.base import Algorithm
 from fullbandit.full import ICB, SAFOA, SAQM, Exhaustive, PhasedSwap, SwapBound
 from fullbandit.problem import DecisionClass
-from fullbandit.semi import CLUCB, LUCB, SAR, AdaptiveTopK, AdaptiveTopKBudget, OptMAI, Uniform
+from fullbandit.semi import CLUCB, LUCB, NSAR, SAR, AdaptiveTopK, AdaptiveTopKBudget, OptMAI, Uniform
 
 
 @dataclass(frozen=True)
@@ -184,6 +184,8 @@ register(AlgorithmSpec("uniform", Uniform, summary="Per-arm baseline: the budget
                                                    "empirical top-k (fixed budget)"))
 register(AlgorithmSpec("sar", SAR, summary="Bubeck, Wang, Viswanathan 2013, Algorithm 3: successive accepts and "
                                            "rejects (per-arm, fixed budget)"))
+register(AlgorithmSpec("nsar", NSAR, summary="Shahrampour and Tarokh, Fig. 1: SAR with round lengths ~ (T - n) / "
+                                             "(C_p (n - r + 1)^p), p in (0, 2] (per-arm, fixed budget)"))
 register(AlgorithmSpec("optmai", OptMAI, summary="Zhou, Chen, Li 2014, Algorithms 1-3: Quartile-Elimination then "
                                                "Accept-Reject rounds, fixed budget of samples, semi-bandit"))
 register(AlgorithmSpec("adaptive-topk", AdaptiveTopK, summary="Chen et al. 2017, Algorithm 1: per-arm rounds of "

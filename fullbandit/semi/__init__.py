@@ -7,7 +7,7 @@ from fullbandit.semi.adaptive_topk import AdaptiveTopK, AdaptiveTopKBudget, exch
 from fullbandit.semi.base import PerArmRounds
 from fullbandit.semi.lucb import CLUCB, LUCB
 from fullbandit.semi.optmai import OptMAI
-from fullbandit.semi.sar import SAR, Uniform
+from fullbandit.semi.sar import NSAR, SAR, Uniform
 
-__all__ = ["CLUCB", "LUCB", "AdaptiveTopK", "AdaptiveTopKBudget", "OptMAI", "PerArmRounds", "SAR", "Uniform",
+__all__ = ["CLUCB", "LUCB", "NSAR", "AdaptiveTopK", "AdaptiveTopKBudget", "OptMAI", "PerArmRounds", "SAR", "Uniform",
            "exchange_level", "hardness"]
