@@ -63,6 +63,7 @@ from fullbandit._validation import (
     check_real,
     check_vector,
 )
+from fullbandit.semi.hardness import hardness_h1, top_m_gaps
 
 __all__ = [
     "SyntheticInstance",
@@ -686,12 +687,7 @@ def nsar_gaps(means, k) -> np.ndarray:
     [0.4, 0.2, 0.2, 0.6]
     """
     means = check_vector("means", means)
-    k = check_k(k, means.shape[0])
-    order = np.argsort(-means, kind="stable")
-    kth, next_ = means[order[k - 1]], means[order[k]]
-    top = np.zeros(means.shape[0], dtype=bool)
-    top[order[:k]] = True
-    return np.where(top, means - next_, kth - means)
+    return top_m_gaps(means, check_k(k, means.shape[0]))
 
 
 def nsar_budget(means, k) -> int:
@@ -726,11 +722,12 @@ def nsar_budget(means, k) -> int:
     >>> nsar_budget([0.9, 0.5, 0.7, 0.1], 2)
     60
     """
-    gaps = nsar_gaps(means, k)
-    if np.any(gaps <= 0):
+    means = check_vector("means", means)
+    hardness = hardness_h1(means, check_k(k, means.shape[0]))
+    if not math.isfinite(hardness):
         raise InvalidParameterError(
             "means have a zero gap Delta_i^(M) (tie at the k-th mean): H_1 and the budget are infinite")
-    return int(math.ceil(round(float(np.sum(gaps ** -2.0)), 9)))
+    return int(math.ceil(round(hardness, 9)))
 
 
 def _nsar(name: str, setup: int, means, k: int, seed, shuffle, definition: str) -> SyntheticInstance:
