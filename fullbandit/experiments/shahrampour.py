@@ -1,0 +1,192 @@
+"""Reproductions of Shahrampour and Tarokh (NSAR), section IV: misidentification of the top M arms.
+
+``shahrampour-fig2`` (Figure 2)
+    ``K = 50`` Bernoulli arms in the six setups of section IV-A
+    (:func:`fullbandit.datasets.synthetic.nsar_setup1` to ``nsar_setup6``), ``M`` in {2, 4},
+    the budget ``T = ceil(H_1^(M))`` of each setup; NSAR with ``p`` in {0.7, 0.85, 1.1, 1.2,
+    1.3}, SAR, AT-LUCB and Uniform; the misidentification probability (answer different from
+    the top ``M`` arms) over the paper's 4000 runs per bar.
+``shahrampour-fig3`` (Figure 3)
+    The 138 captions of the New Yorker caption contest 559 as categorical arms with rewards
+    0, 0.5, 1 (:func:`fullbandit.datasets.votes.load_caption559`; the data are not shipped,
+    see ``datasets/README.md``), ``M = 2``; misidentification against the budget over the
+    paper's 1000 runs per point. The paper's budgets are not in its text: ours are multiples
+    of ``H_1^(2)`` = 10,876 (:data:`FIG3_BUDGETS`).
+
+Every run of a point is simulated in batches of runs advanced together
+(:mod:`fullbandit.experiments.batched`); a row holds a batch's count of misidentified runs.
+Setup 5 draws its Beta(5, 5) means once, from :data:`SETUP5_SEED`, for every run and
+algorithm (the paper does not say whether they are redrawn).
+"""
+
+from __future__ import annotations
+
+import time
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from fullbandit.datasets.synthetic import (
+    nsar_setup1,
+    nsar_setup2,
+    nsar_setup3,
+    nsar_setup4,
+    nsar_setup5,
+    nsar_setup6,
+)
+from fullbandit.experiments.batched import BATCH_RUNS, Contender, batch_sizes, contender, simulate_batch
+from fullbandit.experiments.evaluations import METRICS_COLUMN, Evaluation
+from fullbandit.experiments.grid import Factory, Grid, Instance
+from fullbandit.experiments.plots import wilson_interval
+from fullbandit.problem import TopK
+from fullbandit.semi.batch import BernoulliBatch, CategoricalBatch
+
+SETUPS = {1: nsar_setup1, 2: nsar_setup2, 3: nsar_setup3, 4: nsar_setup4, 5: nsar_setup5, 6: nsar_setup6}
+SETUP5_SEED = 0
+FIG2_RUNS = 4000
+FIG3_RUNS = 1000
+#: Figure 3's budgets: about 0.5, 1, 2, 4 and 8 times H_1^(2) of the caption data.
+FIG3_BUDGETS = (5_000, 10_000, 20_000, 40_000, 80_000)
+
+#: Figure 2's bars, in the paper's index order -> (registry name, options).
+ALGORITHMS: dict[str, tuple[str, dict]] = {
+    **{f"NSAR p={p:g}": ("nsar", {"p": p}) for p in (0.7, 0.85, 1.1, 1.2, 1.3)},
+    "SAR": ("sar", {}), "AT-LUCB": ("at-lucb", {}), "Uniform": ("uniform", {}),
+}
+
+
+def _misidentified(answers: np.ndarray, top: np.ndarray) -> int:
+    """Runs whose answer mask differs from the top-M mask anywhere."""
+    return int(np.count_nonzero(np.any(answers != top, axis=1)))
+
+
+def _top_mask(means: np.ndarray, m: int) -> np.ndarray:
+    top = np.zeros(means.size, dtype=bool)
+    top[np.argsort(-means, kind="stable")[:m]] = True
+    return top
+
+
+def setup_instance(rng, *, setup: int, M: int, batch: int, sizes: tuple[int, ...]) -> Instance:
+    """Setup ``setup``'s Bernoulli arms with the top ``M`` to find, at the paper's budget, for one batch."""
+    synthetic = SETUPS[setup](M, seed=SETUP5_SEED) if setup == 5 else SETUPS[setup](M)
+    budget = int(synthetic.params["budget"])
+    description = {"setup": setup, "runs": sizes[batch], "budgets": (budget,)}
+    return Instance(TopK(synthetic.n, M), BernoulliBatch(synthetic.means), description)
+
+
+def caption_instance(rng, *, batch: int, sizes: tuple[int, ...], budgets: tuple[int, ...], M: int = 2) -> Instance:
+    """The caption contest 559's categorical arms, the top ``M`` to find, for one batch."""
+    from fullbandit.datasets.votes import load_caption559
+    votes = load_caption559()
+    arms = CategoricalBatch(votes.support, votes.probabilities)
+    return Instance(TopK(votes.n_arms, M), arms, {"runs": sizes[batch], "budgets": tuple(budgets)})
+
+
+def evaluate_misidentification(contender: Contender, instance: Instance) -> dict:
+    """Simulate one batch; count the runs whose answer is not the top M, at every budget."""
+    problem, arms = instance.problem, instance.environment
+    runs, budgets = instance.description["runs"], instance.description["budgets"]
+    top = _top_mask(arms.means, problem.k)
+    start = time.perf_counter()
+    answers = simulate_batch(contender, problem, arms, runs=runs, budgets=budgets,
+                             rng=np.random.default_rng(contender.seed))
+    metrics = {f"errors_T{budget}": _misidentified(answers[budget], top) for budget in budgets}
+    return {"n": problem.n, "k": problem.k, "runs": runs, "wall_time": time.perf_counter() - start,
+            METRICS_COLUMN: metrics}
+
+
+MISIDENTIFICATION = Evaluation(columns=("n", "k", "runs", "wall_time"), evaluate=evaluate_misidentification)
+
+
+def _factories(algorithms) -> dict[str, Factory]:
+    chosen = ALGORITHMS if algorithms is None else {label: ALGORITHMS[label] for label in algorithms}
+    return {label: Factory(partial(contender, name=name, options=options))
+            for label, (name, options) in chosen.items()}
+
+
+def build_fig2_grid(runs: int, setups=tuple(SETUPS), ms=(2, 4), algorithms=None, batch: int = BATCH_RUNS) -> Grid:
+    """Figure 2's grid: ``runs`` runs per (algorithm, setup, M), in batches."""
+    sizes = tuple(batch_sizes(runs, batch))
+    instances = {"nsar": Factory(partial(setup_instance, sizes=sizes),
+                                 {"setup": list(setups), "M": list(ms), "batch": list(range(len(sizes)))})}
+    return Grid(_factories(algorithms), instances, seeds=1, evaluation=MISIDENTIFICATION)
+
+
+def build_fig3_grid(runs: int, budgets=FIG3_BUDGETS, algorithms=None, batch: int = BATCH_RUNS) -> Grid:
+    """Figure 3's grid: ``runs`` runs per (algorithm, budget) on the caption data, in batches."""
+    sizes = tuple(batch_sizes(runs, batch))
+    instances = {"caption559": Factory(partial(caption_instance, sizes=sizes, budgets=tuple(budgets)),
+                                       {"batch": list(range(len(sizes)))})}
+    return Grid(_factories(algorithms), instances, seeds=1, evaluation=MISIDENTIFICATION)
+
+
+def summarize(frame: pd.DataFrame) -> pd.DataFrame:
+    """Misidentification probability with its 95% Wilson interval, per algorithm, setup, M and budget."""
+    keys = [column for column in ("setup", "M") if column in frame.columns]
+    records = []
+    for values, group in frame.groupby(["algorithm", *keys]):
+        labels = dict(zip(["algorithm", *keys], values if isinstance(values, tuple) else (values,), strict=True))
+        runs = int(group["runs"].sum())
+        for column in sorted((c for c in group.columns if c.startswith("errors_T")), key=lambda c: int(c[8:])):
+            if group[column].isna().all():
+                continue
+            errors = int(group[column].sum())
+            low, high = wilson_interval(errors, runs)
+            records.append({**labels, "T": int(column[len("errors_T"):]), "runs": runs,
+                            "misidentification": errors / runs, "low": low, "high": high})
+    order = [*keys, "T", "algorithm"]
+    return pd.DataFrame.from_records(records).set_index(order).sort_index()
+
+
+def plot_fig2(frame: pd.DataFrame, path: Path) -> None:
+    """Figure 2: one panel per (M, setup), one bar per algorithm in the paper's index order."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    table = summarize(frame).reset_index()
+    ms, setups = sorted(table["M"].unique()), sorted(table["setup"].unique())
+    figure, axes = plt.subplots(len(ms), len(setups), figsize=(3.3 * len(setups), 3.2 * len(ms)), squeeze=False)
+    labels = [label for label in ALGORITHMS if label in set(table["algorithm"])]
+    colours = plt.get_cmap("tab10")(np.arange(len(labels)) % 10)
+    for row, m in enumerate(ms):
+        for column, setup in enumerate(setups):
+            ax = axes[row][column]
+            panel = table[(table["M"] == m) & (table["setup"] == setup)].set_index("algorithm")
+            shown = [label for label in labels if label in panel.index]
+            rates = panel.loc[shown, "misidentification"].to_numpy()
+            errors = [rates - panel.loc[shown, "low"].to_numpy(), panel.loc[shown, "high"].to_numpy() - rates]
+            ax.bar(np.arange(1, len(shown) + 1), rates, yerr=errors, capsize=2,
+                   color=[colours[labels.index(label)] for label in shown])
+            budget = int(panel["T"].iloc[0]) if len(panel) else 0
+            ax.set(title=f"Setup {setup}, M = {m}, T = {budget:,}", xticks=np.arange(1, len(shown) + 1))
+            if column == 0:
+                ax.set_ylabel("misidentification probability")
+    handles = [plt.Rectangle((0, 0), 1, 1, color=colours[i]) for i in range(len(labels))]
+    figure.legend(handles, [f"{i + 1}: {label}" for i, label in enumerate(labels)], loc="lower center",
+                  ncol=len(labels), fontsize=8)
+    figure.tight_layout(rect=(0, 0.05, 1, 1))
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+
+
+def plot_fig3(frame: pd.DataFrame, path: Path) -> None:
+    """Figure 3: misidentification against the budget on the caption data, one line per algorithm."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    table = summarize(frame).reset_index()
+    figure, ax = plt.subplots(figsize=(7, 4.6))
+    for label in [name for name in ALGORITHMS if name in set(table["algorithm"])]:
+        line = table[table["algorithm"] == label].sort_values("T")
+        ax.plot(line["T"], line["misidentification"], marker="o", markersize=3, label=label)
+        ax.fill_between(line["T"], line["low"], line["high"], alpha=0.12)
+    runs = int(table["runs"].min()) if len(table) else 0
+    ax.set(xscale="log", xlabel="budget T (samples)", ylabel="misidentification probability",
+           title=f"Caption contest 559, top 2 of 138 captions ({runs} runs per point)")
+    ax.legend(fontsize=8)
+    ax.grid(True, which="both", alpha=0.3)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
