@@ -24,6 +24,7 @@ import numpy as np
 from fullbandit import registry
 from fullbandit.semi.batch import BatchArms
 from fullbandit.semi.rounds import simulate_rounds
+from fullbandit.semi.sar import NSAR, Uniform
 from fullbandit.semi.sequential import SequentialPerArm, simulate
 
 #: Runs advanced together in one cell: large enough that numpy's per-call cost is amortised,
@@ -76,8 +77,11 @@ def simulate_batch(contender: Contender, problem, arms: BatchArms, *, runs: int,
         algorithm = spec.build(problem, budget=budget, **chosen)
         if isinstance(algorithm, SequentialPerArm):
             answers[budget] = simulate(algorithm, arms, runs=runs, seed=rng, progress=False).answers[budget]
-        else:
+        elif isinstance(algorithm, NSAR | Uniform):
             answers[budget] = simulate_rounds(algorithm, arms, runs=runs, seed=rng).answers
+        else:
+            raise TypeError(f"{type(algorithm).__name__} has no batched simulation (a SequentialPerArm policy, "
+                            "NSAR, SAR or Uniform)")
     return answers
 
 
