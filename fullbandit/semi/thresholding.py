@@ -71,7 +71,7 @@ class _ThresholdPolicy(SequentialPerArm):
 
     decision_classes: ClassVar[tuple[type, ...]] = (Thresholding,)
     setting: ClassVar[str] = "fixed-budget"
-    problem: Thresholding
+    problem: Thresholding  # type: ignore[assignment]  # PerArmRounds declares TopK (its top-k subclasses)
 
     def _next_pull(self, max_count: int):
         # Work-around for SequentialPerArm, which inherits PerArmRounds' refusal to plan a round
