@@ -33,7 +33,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
-from scipy.special import betainc, betaincc
+from scipy.special import betainc, betaincc, betaln
 
 from fullbandit._validation import check_real, check_vector
 from fullbandit.params import Interval
@@ -292,7 +292,9 @@ class OptKG(_ThresholdPolicy):
     so the posterior stays a Beta law; a threshold outside ``[0, 1]`` is clipped to it.
     ``R1`` and ``R2`` are computed as differences of ``min(P, 1 - P)`` with both tails from
     scipy's regularised incomplete beta functions (the same numbers as the formula, without
-    the cancellation of ``1 - P`` near 1).
+    the cancellation of ``1 - P`` near 1), the neighbours by the incomplete beta recurrences
+    (:meth:`rewards`); the policy state caches ``max(R1, R2)`` per arm (recomputed where the
+    sample count changed).
 
     Parameters
     ----------
@@ -338,19 +340,39 @@ class OptKG(_ThresholdPolicy):
         """``P(theta >= threshold | Beta(alpha, beta))``."""
         return betaincc(alpha, beta, self._cut())
 
-    def _smaller_tail(self, alpha, beta):
-        """``min(P, 1 - P) = 1 - h(P)``, each tail computed directly."""
-        return np.minimum(betainc(alpha, beta, self._cut()), betaincc(alpha, beta, self._cut()))
-
     def rewards(self, counts: np.ndarray, sums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(R1, R2)`` per run and arm."""
+        """``(R1, R2)`` per run and arm (any shape).
+
+        ``1 - h(P) = min(I, 1 - I)`` with ``I = I_threshold(alpha, beta)``; the neighbours
+        ``I(alpha+1, beta) = I - d / alpha`` and ``I(alpha, beta+1) = I + d / beta`` with
+        ``d = x^alpha (1-x)^beta / B(alpha, beta)`` (the incomplete beta recurrences), so one
+        step costs two incomplete-beta evaluations instead of six.
+        """
         alpha, beta = self.posterior(counts, sums)
-        now = self._smaller_tail(alpha, beta)
-        return now - self._smaller_tail(alpha + 1, beta), now - self._smaller_tail(alpha, beta + 1)
+        x = self._cut()
+        below, above = betainc(alpha, beta, x), betaincc(alpha, beta, x)
+        with np.errstate(divide="ignore"):
+            step = np.exp(alpha * np.log(x) + beta * np.log1p(-x) - betaln(alpha, beta))
+        now = np.minimum(below, above)
+        after_success = np.minimum(np.maximum(below - step / alpha, 0.0), above + step / alpha)
+        after_failure = np.minimum(below + step / beta, np.maximum(above - step / beta, 0.0))
+        return now - after_success, now - after_failure
+
+    def _policy_start(self, runs):
+        # A cache of max(R1, R2) per run and arm, and the sample counts it was computed at:
+        # a step changes one arm per run, so only that entry is recomputed (Tao et al.'s
+        # figure needs 10^5 steps of 5000 runs). It is a pure function of counts and sums.
+        n = self.problem.n
+        return {"gain": np.zeros((runs, n)), "seen": np.full((runs, n), -1, dtype=np.int64)}
 
     def _choose(self, counts, sums, t, state):
-        success, failure = self.rewards(counts, sums)
-        return lowest_argmin(-np.maximum(success, failure))
+        gain, seen = state["gain"], state["seen"]
+        stale = counts != seen
+        if stale.any():
+            success, failure = self.rewards(counts[stale], sums[stale])
+            gain[stale] = np.maximum(success, failure)
+            seen[stale] = counts[stale]
+        return lowest_argmin(-gain)
 
     def _decide(self, counts, sums, state):
         return self.above_probability(*self.posterior(counts, sums)) >= 0.5
