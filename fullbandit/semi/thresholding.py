@@ -33,7 +33,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 import numpy as np
-from scipy.special import betainc, betaincc, betaln
+from scipy.special import betainc, betaln
 
 from fullbandit._validation import check_real, check_vector
 from fullbandit.params import Interval
@@ -66,11 +66,31 @@ def threshold_hardness(means, threshold: float) -> float:
     return float(np.sum(1.0 / gaps**2))
 
 
+def _tails(alpha: np.ndarray, beta: np.ndarray, x: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(I_x(alpha, beta), 1 - I_x(alpha, beta))``, each accurate where it is the small one.
+
+    One incomplete beta evaluation per entry: the tail on the far side of the posterior
+    mean from ``x`` (the small one, up to the mean-median difference) is computed directly,
+    ``1 - I_x(alpha, beta) = I_{1-x}(beta, alpha)`` if need be, and the other as its
+    complement (at least about 1/2, so the subtraction loses nothing). scipy's ``betaincc``
+    was 2 to 4 times slower than ``betainc`` (scipy 1.17) on the figure's parameters.
+    """
+    alpha, beta = np.broadcast_arrays(np.asarray(alpha, dtype=float), np.asarray(beta, dtype=float))
+    mean_above = alpha * (1.0 - x) >= beta * x  # posterior mean >= x: P(theta < x) is the small tail
+    small = np.empty(alpha.shape)
+    small[mean_above] = betainc(alpha[mean_above], beta[mean_above], x)
+    small[~mean_above] = betainc(beta[~mean_above], alpha[~mean_above], 1.0 - x)
+    return np.where(mean_above, small, 1.0 - small), np.where(mean_above, 1.0 - small, small)
+
+
 class _ThresholdPolicy(SequentialPerArm):
     """What the thresholding policies share: the problem class and the empirical answer."""
 
     decision_classes: ClassVar[tuple[type, ...]] = (Thresholding,)
     setting: ClassVar[str] = "fixed-budget"
+    #: Whether the rule ignores the budget, so that one run to ``T`` gives the answers at every
+    #: ``t <= T`` (:func:`fullbandit.semi.sequential.simulate` with checkpoints).
+    anytime: ClassVar[bool] = True
     problem: Thresholding  # type: ignore[assignment]  # PerArmRounds declares TopK (its top-k subclasses)
 
     def _next_pull(self, max_count: int):
@@ -85,6 +105,8 @@ class _ThresholdPolicy(SequentialPerArm):
 
     def _gaps(self, counts: np.ndarray, sums: np.ndarray) -> np.ndarray:
         """``Delta_hat`` per run and arm (``nan`` for an arm never sampled)."""
+        if counts.all():  # the common case, without empirical_means' masking (the figure's inner loop)
+            return np.abs(sums / counts - self.problem.threshold)
         return np.abs(empirical_means(counts, sums) - self.problem.threshold)
 
     def _decide(self, counts, sums, state):
@@ -94,6 +116,8 @@ class _ThresholdPolicy(SequentialPerArm):
 
     def _index_choice(self, counts: np.ndarray, index: np.ndarray) -> np.ndarray:
         """``argmin`` of ``index`` per run, after every arm has one sample (lowest unsampled arm first)."""
+        if counts.all():  # no nan, and argmin returns the first (lowest-index) minimum
+            return np.argmin(index, axis=1)
         return lowest_argmin(np.where(counts == 0, -np.inf, index))
 
 
@@ -243,6 +267,7 @@ class UCBE(_ThresholdPolicy):
     """
 
     name = "ucbe"
+    anytime: ClassVar[bool] = False
     parameter_constraints: ClassVar[dict[str, list]] = {
         "b": [Interval(float, None, None)], "hardness": [None, Interval(float, 0, None, closed="neither")],
         **FIXED_BUDGET_CONSTRAINTS}
@@ -291,7 +316,7 @@ class OptKG(_ThresholdPolicy):
     rewards outside ``[0, 1]`` are outside the model, and ``s_i`` is clipped to ``[0, T_i]``
     so the posterior stays a Beta law; a threshold outside ``[0, 1]`` is clipped to it.
     ``R1`` and ``R2`` are computed as differences of ``min(P, 1 - P)`` with both tails from
-    scipy's regularised incomplete beta functions (the same numbers as the formula, without
+    scipy's regularised incomplete beta function (the same numbers as the formula, without
     the cancellation of ``1 - P`` near 1), the neighbours by the incomplete beta recurrences
     (:meth:`rewards`); the policy state caches ``max(R1, R2)`` per arm (recomputed where the
     sample count changed).
@@ -338,7 +363,7 @@ class OptKG(_ThresholdPolicy):
 
     def above_probability(self, alpha: np.ndarray, beta: np.ndarray) -> np.ndarray:
         """``P(theta >= threshold | Beta(alpha, beta))``."""
-        return betaincc(alpha, beta, self._cut())
+        return _tails(alpha, beta, self._cut())[1]
 
     def rewards(self, counts: np.ndarray, sums: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``(R1, R2)`` per run and arm (any shape).
@@ -350,7 +375,7 @@ class OptKG(_ThresholdPolicy):
         """
         alpha, beta = self.posterior(counts, sums)
         x = self._cut()
-        below, above = betainc(alpha, beta, x), betaincc(alpha, beta, x)
+        below, above = _tails(alpha, beta, x)
         with np.errstate(divide="ignore"):
             step = np.exp(alpha * np.log(x) + beta * np.log1p(-x) - betaln(alpha, beta))
         now = np.minimum(below, above)
