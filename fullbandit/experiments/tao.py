@@ -50,7 +50,7 @@ BUDGETS: dict[int, tuple[int, ...]] = {
 }
 #: Runs advanced together in one cell (large enough that numpy's per-call cost is amortised,
 #: small enough that the cells keep two processes busy to the end).
-BATCH_RUNS = 500
+BATCH_RUNS = 1000
 PAPER_RUNS = 5000
 
 #: Figure 1's legend -> (registry name, options).
@@ -81,8 +81,8 @@ def contender(problem, seed, *, name: str, options: dict) -> Contender:
 def batch_sizes(runs: int, batch: int = BATCH_RUNS) -> list[int]:
     """``runs`` split into ``ceil(runs / batch)`` batches whose sizes differ by at most one.
 
-    >>> batch_sizes(1200), batch_sizes(5000), batch_sizes(7)
-    ([400, 400, 400], [500, 500, 500, 500, 500, 500, 500, 500, 500, 500], [7])
+    >>> batch_sizes(5000), batch_sizes(2500), batch_sizes(7)
+    ([1000, 1000, 1000, 1000, 1000], [834, 833, 833], [7])
     """
     count = math.ceil(runs / batch)
     return [runs // count + (index < runs % count) for index in range(count)]
