@@ -23,7 +23,7 @@ C. Tao, S. Blanco, J. Peng, Y. Zhou. Thresholding bandit with optimal aggregate 
 NeurIPS 2019 (Algorithm 1; section 5 for the baselines and their parameters).
 A. Locatelli, M. Gutzeit, A. Carpentier. An optimal algorithm for the thresholding bandit
 problem. ICML 2016 (Algorithm 1, APT).
-J.-Y. Audibert, S. Bubeck. Best arm identification in multi-armed bandits. COLT 2010 (UCB-E).
+J.-Y. Audibert, S. Bubeck, R. Munos. Best arm identification in multi-armed bandits. COLT 2010 (UCB-E).
 X. Chen, Q. Lin, D. Zhou. Statistical decision making for optimal budget allocation in crowd
 labeling. JMLR 16, 2015 (Opt-KG).
 """
@@ -297,7 +297,7 @@ class UCBE(_ThresholdPolicy):
 
 
 class OptKG(_ThresholdPolicy):
-    """Optimistic knowledge gradient (Chen, Lin, Zhou 2015, section 3.2) for thresholding.
+    """Optimistic knowledge gradient, Opt-KG (Chen, Lin, Zhou 2015), for thresholding.
 
     Arm ``i`` has a ``Beta(a, b)`` prior; after ``T_i`` samples with reward sum ``s_i`` its
     posterior is ``Beta(alpha_i, beta_i) = Beta(a + s_i, b + T_i - s_i)``. With
