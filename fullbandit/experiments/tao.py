@@ -182,14 +182,18 @@ def plot(frame: pd.DataFrame, path: Path) -> None:
     table = summarize(frame).reset_index()
     setups = sorted(table["setup"].unique())
     figure, axes = plt.subplots(1, len(setups), figsize=(6 * len(setups), 4.6), squeeze=False)
+    # Eleven lines: the default cycle of ten colours would repeat one; LSA is drawn in black.
+    palette = [plt.get_cmap("tab20")(position / 19) for position in range(20)]
+    colours = {label: "black" if label == "LSA" else palette[position] for position, label in enumerate(ALGORITHMS)}
     for ax, setup in zip(axes[0], setups, strict=True):
         panel = table[table["setup"] == setup]
         for label in [name for name in ALGORITHMS if name in set(panel["algorithm"])]:
             line = panel[panel["algorithm"] == label].sort_values("T")
             shown = np.isfinite(line["log_regret_per_arm"])  # no misclassification at all: ln 0 is not drawn
-            ax.plot(line["T"][shown], line["log_regret_per_arm"][shown], marker="o", markersize=3, label=label)
+            ax.plot(line["T"][shown], line["log_regret_per_arm"][shown], marker="o", markersize=3, label=label,
+                    color=colours[label], linewidth=2 if label == "LSA" else 1.2)
             ax.fill_between(line["T"][shown], line["log_low"][shown].clip(lower=-20), line["log_high"][shown],
-                            alpha=0.15)
+                            color=colours[label], alpha=0.12)
         runs = int(panel["runs"].min()) if len(panel) else 0
         ax.set(title=f"Setup {setup} ({runs} runs per point)", xlabel="T", ylabel="ln(regret / K)")
     axes[0][-1].legend(fontsize=7, ncol=2)
