@@ -315,11 +315,10 @@ class OptKG(_ThresholdPolicy):
     ``[0, 1]`` that is not 0 or 1 counts as a fractional success (``s_i`` is the reward sum);
     rewards outside ``[0, 1]`` are outside the model, and ``s_i`` is clipped to ``[0, T_i]``
     so the posterior stays a Beta law; a threshold outside ``[0, 1]`` is clipped to it.
-    ``R1`` and ``R2`` are computed as differences of ``min(P, 1 - P)`` with both tails from
-    scipy's regularised incomplete beta function (the same numbers as the formula, without
-    the cancellation of ``1 - P`` near 1), the neighbours by the incomplete beta recurrences
-    (:meth:`rewards`); the policy state caches ``max(R1, R2)`` per arm (recomputed where the
-    sample count changed).
+    ``R1`` and ``R2`` are computed as differences of ``min(P, 1 - P)``, the smaller tail
+    evaluated directly (the same numbers as the formula, without the cancellation of
+    ``1 - P`` near 1), the neighbours by the incomplete beta recurrences (:meth:`rewards`);
+    the policy state caches ``max(R1, R2)`` per arm (recomputed where the sample count changed).
 
     Parameters
     ----------
@@ -370,8 +369,8 @@ class OptKG(_ThresholdPolicy):
 
         ``1 - h(P) = min(I, 1 - I)`` with ``I = I_threshold(alpha, beta)``; the neighbours
         ``I(alpha+1, beta) = I - d / alpha`` and ``I(alpha, beta+1) = I + d / beta`` with
-        ``d = x^alpha (1-x)^beta / B(alpha, beta)`` (the incomplete beta recurrences), so one
-        step costs two incomplete-beta evaluations instead of six.
+        ``d = x^alpha (1-x)^beta / B(alpha, beta)`` (the incomplete beta recurrences), so an
+        entry costs one incomplete-beta evaluation instead of six.
         """
         alpha, beta = self.posterior(counts, sums)
         x = self._cut()
