@@ -52,10 +52,10 @@ BUDGETS: dict[int, tuple[int, ...]] = {
 #: small enough that the cells keep two processes busy to the end).
 BATCH_RUNS = 1000
 PAPER_RUNS = 5000
-#: ``fullbandit bench tao-fig1`` without ``--runs``: fewer than the paper's 5000, so that the
-#: suite fits in 30 minutes on 2 shared cores (measured: 1000 runs took 6.9 minutes, and the
-#: time grows linearly with the runs; ``--runs 5000`` gives the paper's count in about 35).
-DEFAULT_RUNS = 3000
+#: ``fullbandit bench tao-fig1`` without ``--runs``: the paper's 5000. Measured with ``--jobs 2``
+#: on 2 cores shared with other jobs: 1000 runs took 5.4 minutes (441 s of CPU); the work grows
+#: linearly with the runs, so 5000 take about 27 minutes (about 18 with both cores free).
+DEFAULT_RUNS = PAPER_RUNS
 
 #: Figure 1's legend -> (registry name, options).
 ALGORITHMS: dict[str, tuple[str, dict]] = {
