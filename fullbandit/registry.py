@@ -30,7 +30,21 @@ from fullbandit._validation import InvalidParameterError
 from fullbandit.base import Algorithm
 from fullbandit.full import ICB, SAFOA, SAQM, Exhaustive, PhasedSwap, SwapBound
 from fullbandit.problem import DecisionClass
-from fullbandit.semi import CLUCB, LUCB, NSAR, SAR, AdaptiveTopK, AdaptiveTopKBudget, OptMAI, Uniform
+from fullbandit.semi import (
+    APT,
+    CLUCB,
+    LSA,
+    LUCB,
+    NSAR,
+    SAR,
+    UCBE,
+    AdaptiveTopK,
+    AdaptiveTopKBudget,
+    OptKG,
+    OptMAI,
+    ThresholdUniform,
+    Uniform,
+)
 
 
 @dataclass(frozen=True)
@@ -196,3 +210,13 @@ register(AlgorithmSpec("lucb", LUCB, summary="Kalyanakrishnan et al. 2012, LUCB1
                                              "arms, top-k (tolerance on the sum split over min(k, n-k) swaps)"))
 register(AlgorithmSpec("clucb-pac", CLUCB, summary="Chen et al. 2014, CLUCB-PAC for top-k: per-arm samples where the "
                                                    "optimistic top-k differs, sum-gap tolerance"))
+register(AlgorithmSpec("lsa", LSA, summary="Tao et al. 2019, Algorithm 1: thresholding, argmin alpha T_i "
+                                           "Delta_i^2 + 0.5 ln T_i (per-arm, anytime, fixed budget)"))
+register(AlgorithmSpec("apt", APT, summary="Locatelli et al. 2016, Algorithm 1: thresholding, argmin "
+                                           "sqrt(T_i) (Delta_i + epsilon) (per-arm, anytime, fixed budget)"))
+register(AlgorithmSpec("ucbe", UCBE, summary="Audibert & Bubeck 2010 UCB-E for thresholding (Tao et al. 2019, "
+                                             "sec. 5): argmin Delta_i - sqrt(a / T_i), a = 4^b (T - K) / H"))
+register(AlgorithmSpec("opt-kg", OptKG, summary="Chen, Lin, Zhou 2015: optimistic knowledge gradient on Beta "
+                                                "posteriors, thresholding (per-arm, anytime, fixed budget)"))
+register(AlgorithmSpec("threshold-uniform", ThresholdUniform,
+                       summary="Tao et al. 2019, sec. 5 Uniform: round robin, then the empirical classification"))

@@ -8,6 +8,7 @@ from fullbandit.semi.base import PerArmRounds
 from fullbandit.semi.lucb import CLUCB, LUCB
 from fullbandit.semi.optmai import OptMAI
 from fullbandit.semi.sar import NSAR, SAR, Uniform
+from fullbandit.semi.thresholding import APT, LSA, UCBE, OptKG, ThresholdUniform, threshold_hardness
 
-__all__ = ["CLUCB", "LUCB", "NSAR", "AdaptiveTopK", "AdaptiveTopKBudget", "OptMAI", "PerArmRounds", "SAR", "Uniform",
-           "exchange_level", "hardness"]
+__all__ = ["APT", "CLUCB", "LSA", "LUCB", "NSAR", "UCBE", "AdaptiveTopK", "AdaptiveTopKBudget", "OptKG", "OptMAI",
+           "PerArmRounds", "SAR", "ThresholdUniform", "Uniform", "exchange_level", "hardness", "threshold_hardness"]

@@ -1,0 +1,202 @@
+"""Reproduction of Tao, Blanco, Peng, Zhou (NeurIPS 2019), Figure 1: thresholding bandits.
+
+``tao-fig1``
+    The three Bernoulli setups of section 5 (:func:`fullbandit.datasets.synthetic.tao_setup1`
+    to ``tao_setup3``, threshold 0.5); LSA(1.35), APT(0, .025, .05, .1), UCBE(-1, 0, 4) with
+    the instance's true hardness, Opt-KG(1, 1) and (.5, .5), Uniform (round robin); the
+    metric ``ln(regret / K)``, ``regret`` the mean over runs of the number of misclassified
+    arms (the aggregate regret), against the budget ``T``.
+
+Design (the simplest honest one the runner allows). The runs of a point are advanced
+together as arrays by :func:`fullbandit.semi.sequential.simulate`, in *batches* of at most
+:data:`BATCH_RUNS` runs. A cell of the grid is (algorithm, setup, batch): the batch index
+is the instance parameter ``slice``, so the cells spread over the runner's processes and a
+killed bench resumes by batch. An anytime algorithm simulates each batch once, to the largest
+``T`` of the setup, and records the answers at every ``T`` of the grid (checkpoints); UCBE
+depends on ``T`` and simulates one pass per ``T``. A cell's row holds, for every ``T``, the
+sum over its runs of the misclassified counts (metric ``sum_T<T>``) and of their squares
+(``squares_T<T>``, for the error bars), and the number of runs (``runs``); the summary adds
+the batches up. ``--runs`` is the number of independent runs per point (split into
+``ceil(runs / BATCH_RUNS)`` batches of nearly equal size); the grid's seed index is always 0.
+Each batch draws from the cell's own seed (:meth:`fullbandit.experiments.grid.Cell.algorithm_seed`).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from fullbandit import registry
+from fullbandit.datasets.synthetic import tao_setup1, tao_setup2, tao_setup3
+from fullbandit.experiments.evaluations import METRICS_COLUMN, Evaluation
+from fullbandit.experiments.grid import Factory, Grid, Instance
+from fullbandit.problem import Thresholding
+from fullbandit.semi.batch import BernoulliBatch
+from fullbandit.semi.sequential import SequentialPerArm, simulate
+from fullbandit.semi.thresholding import threshold_hardness
+
+SETUPS = {1: tao_setup1, 2: tao_setup2, 3: tao_setup3}
+#: The budgets of each panel of Figure 1 (its x axes end at 1000, 40000 and 100000).
+BUDGETS: dict[int, tuple[int, ...]] = {
+    1: (200, 300, 400, 500, 600, 700, 800, 900, 1000),
+    2: (2500, 5000, 10000, 15000, 20000, 25000, 30000, 35000, 40000),
+    3: (10000, 20000, 30000, 40000, 50000, 60000, 70000, 80000, 90000, 100000),
+}
+#: Runs advanced together in one cell (large enough that numpy's per-call cost is amortised,
+#: small enough that the cells keep two processes busy to the end).
+BATCH_RUNS = 1000
+PAPER_RUNS = 5000
+#: ``fullbandit bench tao-fig1`` without ``--runs``: the paper's 5000. Measured with ``--jobs 2``
+#: on 2 cores shared with other jobs: 1000 runs took 5.4 minutes (441 s of CPU); the work grows
+#: linearly with the runs, so 5000 take about 27 minutes (about 18 with both cores free).
+DEFAULT_RUNS = PAPER_RUNS
+
+#: Figure 1's legend -> (registry name, options).
+ALGORITHMS: dict[str, tuple[str, dict]] = {
+    "LSA": ("lsa", {"alpha": 1.35}),
+    "APT(0)": ("apt", {"epsilon": 0.0}), "APT(.025)": ("apt", {"epsilon": 0.025}),
+    "APT(.05)": ("apt", {"epsilon": 0.05}), "APT(.1)": ("apt", {"epsilon": 0.1}),
+    "UCBE(-1)": ("ucbe", {"b": -1.0}), "UCBE(0)": ("ucbe", {"b": 0.0}), "UCBE(4)": ("ucbe", {"b": 4.0}),
+    "Opt-KG(1,1)": ("opt-kg", {"a": 1.0, "b": 1.0}), "Opt-KG(.5,.5)": ("opt-kg", {"a": 0.5, "b": 0.5}),
+    "Uniform": ("threshold-uniform", {}),
+}
+
+
+@dataclass(frozen=True)
+class Contender:
+    """What an algorithm factory of the grid returns: a registry entry to simulate, and its seed."""
+
+    name: str
+    options: dict
+    seed: np.random.SeedSequence
+
+
+def contender(problem, seed, *, name: str, options: dict) -> Contender:
+    registry.get(name)  # an unknown name fails when the grid is built, not in a worker
+    return Contender(name, dict(options), seed)
+
+
+def batch_sizes(runs: int, batch: int = BATCH_RUNS) -> list[int]:
+    """``runs`` split into ``ceil(runs / batch)`` batches whose sizes differ by at most one.
+
+    >>> batch_sizes(5000), batch_sizes(2500), batch_sizes(7)
+    ([1000, 1000, 1000, 1000, 1000], [834, 833, 833], [7])
+    """
+    count = math.ceil(runs / batch)
+    return [runs // count + (index < runs % count) for index in range(count)]
+
+
+def setup_instance(rng, *, setup: int, slice: int, sizes: tuple[int, ...], budgets: dict) -> Instance:
+    """Setup ``setup``'s arms (Bernoulli, in the paper's order) for the ``slice``-th batch of runs."""
+    means = SETUPS[setup]().means
+    description = {"setup": setup, "runs": sizes[slice], "budgets": tuple(budgets[setup])}
+    return Instance(Thresholding(means.size, 0.5), BernoulliBatch(means), description)
+
+
+def evaluate_curve(contender: Contender, instance: Instance) -> dict:
+    """Simulate a batch of runs and sum the misclassified counts at every budget of the setup."""
+    problem, arms = instance.problem, instance.environment
+    runs, budgets = instance.description["runs"], instance.description["budgets"]
+    spec = registry.get(contender.name)
+    options = dict(contender.options)
+    if "hardness" in spec.options:  # UCBE: the instance's true H, as Tao et al. run it
+        options["hardness"] = threshold_hardness(arms.means, problem.threshold)
+    truth = arms.means >= problem.threshold
+    rng = np.random.default_rng(contender.seed)
+    start = time.perf_counter()
+    answers: dict[int, np.ndarray] = {}
+    if getattr(spec.cls, "anytime", False):  # one pass gives every budget
+        algorithm = _sequential(spec.build(problem, budget=max(budgets), **options))
+        answers = simulate(algorithm, arms, runs=runs, checkpoints=budgets, seed=rng, progress=False).answers
+    else:
+        for budget in budgets:
+            algorithm = _sequential(spec.build(problem, budget=budget, **options))
+            answers[budget] = simulate(algorithm, arms, runs=runs, seed=rng, progress=False).answers[budget]
+    metrics = {}
+    for budget in budgets:
+        # Per run: fullbandit.metrics.misclassified(means, answer, 0.5) (threshold, epsilon 0), vectorised.
+        wrong = np.count_nonzero(answers[budget] != truth, axis=1)
+        metrics[f"sum_T{budget}"] = int(wrong.sum())
+        metrics[f"squares_T{budget}"] = int((wrong**2).sum())
+    return {"n": problem.n, "runs": runs, "wall_time": time.perf_counter() - start, METRICS_COLUMN: metrics}
+
+
+def _sequential(algorithm) -> SequentialPerArm:
+    if not isinstance(algorithm, SequentialPerArm):
+        raise TypeError(f"{type(algorithm).__name__} is not a SequentialPerArm policy: simulate cannot run it")
+    return algorithm
+
+
+CURVE = Evaluation(columns=("n", "runs", "wall_time"), evaluate=evaluate_curve)
+
+
+def build_grid(runs: int, budgets: dict | None = None, algorithms=None, batch: int = BATCH_RUNS) -> Grid:
+    """Figure 1's grid: ``runs`` independent runs per (algorithm, setup, budget), in batches."""
+    budgets = dict(BUDGETS if budgets is None else budgets)
+    sizes = tuple(batch_sizes(runs, batch))
+    chosen = ALGORITHMS if algorithms is None else {label: ALGORITHMS[label] for label in algorithms}
+    factories = {label: Factory(partial(contender, name=name, options=options))
+                 for label, (name, options) in chosen.items()}
+    # The grid runs instance settings in order, parameter names sorted ("setup" before "slice"):
+    # the costliest setups first, so that the last cells to finish are short ones.
+    instances = {"tao": Factory(partial(setup_instance, sizes=sizes, budgets=budgets),
+                                {"setup": sorted(budgets, key=lambda s: -max(budgets[s])),
+                                 "slice": list(range(len(sizes)))})}
+    return Grid(factories, instances, seeds=1, evaluation=CURVE)
+
+
+def summarize(frame: pd.DataFrame) -> pd.DataFrame:
+    """Per algorithm, setup and ``T``: runs, mean misclassified arms (regret), ``ln(regret / K)`` and its 95% band."""
+    records = []
+    for (label, setup), group in frame.groupby(["algorithm", "setup"]):
+        runs, arms = int(group["runs"].sum()), int(group["n"].iloc[0])
+        for column in sorted(c for c in group.columns if c.startswith("sum_T")):
+            if group[column].isna().all():
+                continue
+            budget = int(column[len("sum_T"):])
+            total, squares = float(group[column].sum()), float(group[f"squares_T{budget}"].sum())
+            regret = total / runs
+            spread = math.sqrt(max(squares / runs - regret**2, 0.0) * runs / max(runs - 1, 1) / runs)
+            records.append({"algorithm": label, "setup": int(setup), "T": budget, "runs": runs, "regret": regret,
+                            "log_regret_per_arm": _log(regret / arms),
+                            "log_low": _log((regret - 1.96 * spread) / arms),
+                            "log_high": _log((regret + 1.96 * spread) / arms)})
+    return pd.DataFrame.from_records(records).set_index(["setup", "algorithm", "T"]).sort_index()
+
+
+def _log(value: float) -> float:
+    return math.log(value) if value > 0 else -math.inf
+
+
+def plot(frame: pd.DataFrame, path: Path) -> None:
+    """Figure 1: ``ln(regret / K)`` against ``T``, one panel per setup, one line per algorithm, 95% bands."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    table = summarize(frame).reset_index()
+    setups = sorted(table["setup"].unique())
+    figure, axes = plt.subplots(1, len(setups), figsize=(6 * len(setups), 4.6), squeeze=False)
+    # Eleven lines: the default cycle of ten colours would repeat one; LSA is drawn in black.
+    palette = [plt.get_cmap("tab20")(position / 19) for position in range(20)]
+    colours = {label: "black" if label == "LSA" else palette[position] for position, label in enumerate(ALGORITHMS)}
+    for ax, setup in zip(axes[0], setups, strict=True):
+        panel = table[table["setup"] == setup]
+        for label in [name for name in ALGORITHMS if name in set(panel["algorithm"])]:
+            line = panel[panel["algorithm"] == label].sort_values("T")
+            shown = np.isfinite(line["log_regret_per_arm"])  # no misclassification at all: ln 0 is not drawn
+            ax.plot(line["T"][shown], line["log_regret_per_arm"][shown], marker="o", markersize=3, label=label,
+                    color=colours[label], linewidth=2 if label == "LSA" else 1.2)
+            ax.fill_between(line["T"][shown], line["log_low"][shown].clip(lower=-20), line["log_high"][shown],
+                            color=colours[label], alpha=0.12)
+        runs = int(panel["runs"].min()) if len(panel) else 0
+        ax.set(title=f"Setup {setup} ({runs} runs per point)", xlabel="T", ylabel="ln(regret / K)")
+    axes[0][-1].legend(fontsize=7, ncol=2)
+    figure.tight_layout()
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
