@@ -2,7 +2,7 @@
 
 A paper's figure averages thousands of independent runs of a per-arm algorithm. The
 batched suites (``tao-fig1``, ``shahrampour-fig2``, ``shahrampour-fig3``) make a cell of the
-grid one *batch*: an algorithm, an instance and a batch index (an instance parameter, so
+grid one *batch*: an algorithm, an instance and a batch index (an instance parameter, ``split``, so
 the cells spread over the runner's processes and a killed bench resumes by batch). The
 algorithm factory returns a :class:`Contender` (a registry entry, its options and the
 cell's seed), and the suite's :class:`fullbandit.experiments.evaluations.Evaluation`

@@ -68,20 +68,20 @@ def _top_mask(means: np.ndarray, m: int) -> np.ndarray:
     return top
 
 
-def setup_instance(rng, *, setup: int, M: int, batch: int, sizes: tuple[int, ...]) -> Instance:
+def setup_instance(rng, *, setup: int, M: int, split: int, sizes: tuple[int, ...]) -> Instance:
     """Setup ``setup``'s Bernoulli arms with the top ``M`` to find, at the paper's budget, for one batch."""
     synthetic = SETUPS[setup](M, seed=SETUP5_SEED) if setup == 5 else SETUPS[setup](M)
     budget = int(synthetic.params["budget"])
-    description = {"setup": setup, "runs": sizes[batch], "budgets": (budget,)}
+    description = {"setup": setup, "runs": sizes[split], "budgets": (budget,)}
     return Instance(TopK(synthetic.n, M), BernoulliBatch(synthetic.means), description)
 
 
-def caption_instance(rng, *, batch: int, sizes: tuple[int, ...], budgets: tuple[int, ...], M: int = 2) -> Instance:
+def caption_instance(rng, *, split: int, sizes: tuple[int, ...], budgets: tuple[int, ...], M: int = 2) -> Instance:
     """The caption contest 559's categorical arms, the top ``M`` to find, for one batch."""
     from fullbandit.datasets.votes import load_caption559
     votes = load_caption559()
     arms = CategoricalBatch(votes.support, votes.probabilities)
-    return Instance(TopK(votes.n_arms, M), arms, {"runs": sizes[batch], "budgets": tuple(budgets)})
+    return Instance(TopK(votes.n_arms, M), arms, {"runs": sizes[split], "budgets": tuple(budgets)})
 
 
 def evaluate_misidentification(contender: Contender, instance: Instance) -> dict:
@@ -110,7 +110,7 @@ def build_fig2_grid(runs: int, setups=tuple(SETUPS), ms=(2, 4), algorithms=None,
     """Figure 2's grid: ``runs`` runs per (algorithm, setup, M), in batches."""
     sizes = tuple(batch_sizes(runs, batch))
     instances = {"nsar": Factory(partial(setup_instance, sizes=sizes),
-                                 {"setup": list(setups), "M": list(ms), "batch": list(range(len(sizes)))})}
+                                 {"setup": list(setups), "M": list(ms), "split": list(range(len(sizes)))})}
     return Grid(_factories(algorithms), instances, seeds=1, evaluation=MISIDENTIFICATION)
 
 
@@ -118,7 +118,7 @@ def build_fig3_grid(runs: int, budgets=FIG3_BUDGETS, algorithms=None, batch: int
     """Figure 3's grid: ``runs`` runs per (algorithm, budget) on the caption data, in batches."""
     sizes = tuple(batch_sizes(runs, batch))
     instances = {"caption559": Factory(partial(caption_instance, sizes=sizes, budgets=tuple(budgets)),
-                                       {"batch": list(range(len(sizes)))})}
+                                       {"split": list(range(len(sizes)))})}
     return Grid(_factories(algorithms), instances, seeds=1, evaluation=MISIDENTIFICATION)
 
 

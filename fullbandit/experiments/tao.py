@@ -10,7 +10,7 @@
 Design (the simplest honest one the runner allows). The runs of a point are advanced
 together as arrays by :func:`fullbandit.semi.sequential.simulate`, in *batches* of at most
 :data:`BATCH_RUNS` runs. A cell of the grid is (algorithm, setup, batch): the batch index
-is the instance parameter ``slice``, so the cells spread over the runner's processes and a
+is the instance parameter ``split``, so the cells spread over the runner's processes and a
 killed bench resumes by batch. An anytime algorithm simulates each batch once, to the largest
 ``T`` of the setup, and records the answers at every ``T`` of the grid (checkpoints); UCBE
 depends on ``T`` and simulates one pass per ``T``. A cell's row holds, for every ``T``, the
@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
@@ -34,11 +33,12 @@ import pandas as pd
 
 from fullbandit import registry
 from fullbandit.datasets.synthetic import tao_setup1, tao_setup2, tao_setup3
+from fullbandit.experiments.batched import BATCH_RUNS, batch_sizes, contender, simulate_batch
+from fullbandit.experiments.batched import Contender as Contender
 from fullbandit.experiments.evaluations import METRICS_COLUMN, Evaluation
 from fullbandit.experiments.grid import Factory, Grid, Instance
 from fullbandit.problem import Thresholding
 from fullbandit.semi.batch import BernoulliBatch
-from fullbandit.semi.sequential import SequentialPerArm, simulate
 from fullbandit.semi.thresholding import threshold_hardness
 
 SETUPS = {1: tao_setup1, 2: tao_setup2, 3: tao_setup3}
@@ -48,9 +48,6 @@ BUDGETS: dict[int, tuple[int, ...]] = {
     2: (2500, 5000, 10000, 15000, 20000, 25000, 30000, 35000, 40000),
     3: (10000, 20000, 30000, 40000, 50000, 60000, 70000, 80000, 90000, 100000),
 }
-#: Runs advanced together in one cell (large enough that numpy's per-call cost is amortised,
-#: small enough that the cells keep two processes busy to the end).
-BATCH_RUNS = 1000
 PAPER_RUNS = 5000
 #: ``fullbandit bench tao-fig1`` without ``--runs``: the paper's 5000. Measured with ``--jobs 2``
 #: on 2 cores shared with other jobs: 1000 runs took 5.4 minutes (441 s of CPU); the work grows
@@ -68,34 +65,10 @@ ALGORITHMS: dict[str, tuple[str, dict]] = {
 }
 
 
-@dataclass(frozen=True)
-class Contender:
-    """What an algorithm factory of the grid returns: a registry entry to simulate, and its seed."""
-
-    name: str
-    options: dict
-    seed: np.random.SeedSequence
-
-
-def contender(problem, seed, *, name: str, options: dict) -> Contender:
-    registry.get(name)  # an unknown name fails when the grid is built, not in a worker
-    return Contender(name, dict(options), seed)
-
-
-def batch_sizes(runs: int, batch: int = BATCH_RUNS) -> list[int]:
-    """``runs`` split into ``ceil(runs / batch)`` batches whose sizes differ by at most one.
-
-    >>> batch_sizes(5000), batch_sizes(2500), batch_sizes(7)
-    ([1000, 1000, 1000, 1000, 1000], [834, 833, 833], [7])
-    """
-    count = math.ceil(runs / batch)
-    return [runs // count + (index < runs % count) for index in range(count)]
-
-
-def setup_instance(rng, *, setup: int, slice: int, sizes: tuple[int, ...], budgets: dict) -> Instance:
-    """Setup ``setup``'s arms (Bernoulli, in the paper's order) for the ``slice``-th batch of runs."""
+def setup_instance(rng, *, setup: int, split: int, sizes: tuple[int, ...], budgets: dict) -> Instance:
+    """Setup ``setup``'s arms (Bernoulli, in the paper's order) for the ``split``-th batch of runs."""
     means = SETUPS[setup]().means
-    description = {"setup": setup, "runs": sizes[slice], "budgets": tuple(budgets[setup])}
+    description = {"setup": setup, "runs": sizes[split], "budgets": tuple(budgets[setup])}
     return Instance(Thresholding(means.size, 0.5), BernoulliBatch(means), description)
 
 
@@ -104,20 +77,13 @@ def evaluate_curve(contender: Contender, instance: Instance) -> dict:
     problem, arms = instance.problem, instance.environment
     runs, budgets = instance.description["runs"], instance.description["budgets"]
     spec = registry.get(contender.name)
-    options = dict(contender.options)
+    options = {}
     if "hardness" in spec.options:  # UCBE: the instance's true H, as Tao et al. run it
         options["hardness"] = threshold_hardness(arms.means, problem.threshold)
     truth = arms.means >= problem.threshold
-    rng = np.random.default_rng(contender.seed)
     start = time.perf_counter()
-    answers: dict[int, np.ndarray] = {}
-    if getattr(spec.cls, "anytime", False):  # one pass gives every budget
-        algorithm = _sequential(spec.build(problem, budget=max(budgets), **options))
-        answers = simulate(algorithm, arms, runs=runs, checkpoints=budgets, seed=rng, progress=False).answers
-    else:
-        for budget in budgets:
-            algorithm = _sequential(spec.build(problem, budget=budget, **options))
-            answers[budget] = simulate(algorithm, arms, runs=runs, seed=rng, progress=False).answers[budget]
+    answers = simulate_batch(contender, problem, arms, runs=runs, budgets=budgets,
+                             rng=np.random.default_rng(contender.seed), **options)
     metrics = {}
     for budget in budgets:
         # Per run: fullbandit.metrics.misclassified(means, answer, 0.5) (threshold, epsilon 0), vectorised.
@@ -125,12 +91,6 @@ def evaluate_curve(contender: Contender, instance: Instance) -> dict:
         metrics[f"sum_T{budget}"] = int(wrong.sum())
         metrics[f"squares_T{budget}"] = int((wrong**2).sum())
     return {"n": problem.n, "runs": runs, "wall_time": time.perf_counter() - start, METRICS_COLUMN: metrics}
-
-
-def _sequential(algorithm) -> SequentialPerArm:
-    if not isinstance(algorithm, SequentialPerArm):
-        raise TypeError(f"{type(algorithm).__name__} is not a SequentialPerArm policy: simulate cannot run it")
-    return algorithm
 
 
 CURVE = Evaluation(columns=("n", "runs", "wall_time"), evaluate=evaluate_curve)
@@ -143,11 +103,11 @@ def build_grid(runs: int, budgets: dict | None = None, algorithms=None, batch: i
     chosen = ALGORITHMS if algorithms is None else {label: ALGORITHMS[label] for label in algorithms}
     factories = {label: Factory(partial(contender, name=name, options=options))
                  for label, (name, options) in chosen.items()}
-    # The grid runs instance settings in order, parameter names sorted ("setup" before "slice"):
+    # The grid runs instance settings in order, parameter names sorted ("setup" before "split"):
     # the costliest setups first, so that the last cells to finish are short ones.
     instances = {"tao": Factory(partial(setup_instance, sizes=sizes, budgets=budgets),
                                 {"setup": sorted(budgets, key=lambda s: -max(budgets[s])),
-                                 "slice": list(range(len(sizes)))})}
+                                 "split": list(range(len(sizes)))})}
     return Grid(factories, instances, seeds=1, evaluation=CURVE)
 
 
