@@ -170,3 +170,16 @@ def test_simulate_is_reproducible_and_matches_the_single_run_policy():
     assert np.all(first.counts == 10)
     assert not np.array_equal(first.answers[30], simulate(algorithm, BernoulliBatch([0.1, 0.5, 0.9]), runs=64,
                                                            seed=6).answers[30])
+
+
+def test_steps_may_be_out_together_and_told_in_any_order():
+    """A crowd answers in parallel: each ask plans a step from the data told so far; every tell updates the policy."""
+    algorithm = Counting(fb.Thresholding(3, 0.5), budget=10)
+    first, second, third = algorithm.ask(), algorithm.ask(), algorithm.ask()
+    assert [first.arms, second.arms, third.arms] == [(0,), (0,), (0,)]  # nothing told yet: the same fewest-samples arm
+    algorithm.tell(third, [1.0])
+    algorithm.abandon(second)
+    assert algorithm.ask().arms == (1,)  # arm 0 now has a sample
+    algorithm.tell(first, [0.0])
+    assert algorithm.samples.tolist() == [2, 0, 0] and algorithm.sums.tolist() == [1.0, 0.0, 0.0]
+    assert algorithm.n_checks == 2 and algorithm.result().constants["switches"] == 1

@@ -114,19 +114,36 @@ class SequentialPerArm(PerArmRounds):
         return {}
 
     # --- the PerArmRounds hooks: one row ---------------------------------------------------
+    # Each step is planned when it is asked for, from the data told so far: several samples may
+    # be out at once and told in any order (a crowd answers in parallel), each told sample
+    # updates the policy state and is followed by a check. ``round`` counts the steps asked.
     def _build_rounds(self, rng: np.random.Generator) -> None:
         self._policy = self._policy_start(1)
 
     def _plan_round(self) -> np.ndarray:
-        arm = int(self._choose(self.samples[None], self.sums[None], self._told, self._policy)[0])
         plan = np.zeros(self.problem.n, dtype=np.int64)
-        plan[arm] = 1
+        plan[int(self._choose(self.samples[None], self.sums[None], self._told, self._policy)[0])] = 1
         return plan
 
+    def _next_pull(self, max_count: int):
+        arm = int(np.flatnonzero(self._plan_round())[0])
+        self.round += 1
+        return (arm,), 1, [self.round, [arm]]
+
     def _record(self, token, arms, count, reward) -> None:
-        super()._record(token, arms, count, reward)
-        if self._round_complete:
-            self._policy_update(self.samples[None], self.sums[None], int(self.samples.sum()), self._policy)
+        members = list(arms)
+        self.samples[members] += count
+        self.sums[members] += reward
+        self._policy_update(self.samples[None], self.sums[None], int(self.samples.sum()), self._policy)
+        self._round_complete = True  # a check after every told sample
+
+    def _release(self, token, count) -> None:
+        pass  # an abandoned step is simply not taken: the next ask chooses afresh
+
+    def _check_consistency(self, source: str) -> None:
+        if int(self.samples.sum()) != self._told:
+            raise StateError(f"{source}: the samples per arm add up to {int(self.samples.sum())}, "
+                             f"not told={self._told}")
 
     def _evaluate(self) -> StoppingCheck:
         details = {"rounds": self.round}

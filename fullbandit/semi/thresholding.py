@@ -93,16 +93,6 @@ class _ThresholdPolicy(SequentialPerArm):
     anytime: ClassVar[bool] = True
     problem: Thresholding  # type: ignore[assignment]  # PerArmRounds declares TopK (its top-k subclasses)
 
-    def _next_pull(self, max_count: int):
-        # Work-around for SequentialPerArm, which inherits PerArmRounds' refusal to plan a round
-        # while the last one is out: its rounds are single samples, so a second ask before the
-        # first is told must be answered (the protocol allows pulls told in any order). The next
-        # sample is chosen from the data told so far; the earlier sample, told later, is recorded
-        # without a check of its own (these policies keep no state beyond counts and sums).
-        if not self._queue.any() and self._round_outstanding:
-            self._round_outstanding = 0
-        return super()._next_pull(max_count)
-
     def _gaps(self, counts: np.ndarray, sums: np.ndarray) -> np.ndarray:
         """``Delta_hat`` per run and arm (``nan`` for an arm never sampled)."""
         if counts.all():  # the common case, without empirical_means' masking (the figure's inner loop)
