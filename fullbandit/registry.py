@@ -30,7 +30,7 @@ from fullbandit._validation import InvalidParameterError
 from fullbandit.base import Algorithm
 from fullbandit.full import ICB, SAFOA, SAQM, Exhaustive, PhasedSwap, SwapBound
 from fullbandit.problem import DecisionClass
-from fullbandit.semi import CLUCB, LUCB, SAR, AdaptiveTopK, AdaptiveTopKBudget, OptMAI, Uniform
+from fullbandit.semi import ATLUCB, CLUCB, LUCB, SAR, AdaptiveTopK, AdaptiveTopKBudget, OptMAI, Uniform
 
 
 @dataclass(frozen=True)
@@ -194,3 +194,5 @@ register(AlgorithmSpec("lucb", LUCB, summary="Kalyanakrishnan et al. 2012, LUCB1
                                              "arms, top-k (tolerance on the sum split over min(k, n-k) swaps)"))
 register(AlgorithmSpec("clucb-pac", CLUCB, summary="Chen et al. 2014, CLUCB-PAC for top-k: per-arm samples where the "
                                                    "optimistic top-k differs, sum-gap tolerance"))
+register(AlgorithmSpec("at-lucb", ATLUCB, summary="Jun and Nowak 2016, AT-LUCB: LUCB1's critical arms at a stage-wise "
+                                                  "confidence delta1 alpha^(s-1), anytime top-k (run to a budget)"))

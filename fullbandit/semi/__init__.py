@@ -4,10 +4,11 @@ The registry of every algorithm, with its tags, is :mod:`fullbandit.registry`.
 """
 
 from fullbandit.semi.adaptive_topk import AdaptiveTopK, AdaptiveTopKBudget, exchange_level, hardness
+from fullbandit.semi.at_lucb import ATLUCB
 from fullbandit.semi.base import PerArmRounds
 from fullbandit.semi.lucb import CLUCB, LUCB
 from fullbandit.semi.optmai import OptMAI
 from fullbandit.semi.sar import SAR, Uniform
 
-__all__ = ["CLUCB", "LUCB", "AdaptiveTopK", "AdaptiveTopKBudget", "OptMAI", "PerArmRounds", "SAR", "Uniform",
+__all__ = ["ATLUCB", "CLUCB", "LUCB", "AdaptiveTopK", "AdaptiveTopKBudget", "OptMAI", "PerArmRounds", "SAR", "Uniform",
            "exchange_level", "hardness"]
