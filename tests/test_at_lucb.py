@@ -1,0 +1,304 @@
+"""AT-LUCB (fullbandit.semi.at_lucb): the rule as written from the paper's description, one run and many.
+
+* The radius, the empirical top-m, the critical arms ``h`` and ``l`` and the stage search
+  against direct scalar evaluations of the formulas (written here, not taken from the
+  module), on random states with many ties (Bernoulli sums).
+* A scalar simulation of the whole rule (the stage loop "increase ``s`` while ``TERM``
+  holds", one increment at a time, as the paper states it) fed per-arm reward streams: the
+  arms it samples, its stage and its answer after every sample equal those of the
+  ask/tell algorithm and of :func:`fullbandit.semi.sequential.simulate` fed the same
+  streams (a :class:`BatchArms` that serves them).
+* On an easy Bernoulli instance at a generous budget the misidentification rate over many
+  runs is below a stated tolerance; negative controls (radii divided by 4; the challenger
+  never sampled; the challenger taken as the weakest arm outside the top-m) exceed it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+import fullbandit as fb
+from fullbandit import registry
+from fullbandit.semi import ATLUCB
+from fullbandit.semi.at_lucb import top_m_mask
+from fullbandit.semi.batch import BatchArms, BernoulliBatch
+from fullbandit.semi.sequential import simulate
+
+K1 = 1.25  # LUCB1's k1 (Kalyanakrishnan et al. 2012), as AT-LUCB uses it
+
+
+# --- the paper's formulas, written out -----------------------------------------------------------------
+def paper_beta(u, t, delta, n, scale):
+    """``beta(u, t, delta) = sqrt(log(k1 n t^4 / delta) / (2u))`` for ``[0, 1]`` rewards, scaled to ``R``.
+
+    For rewards in ``[0, 1]`` (``R = 1/2``) the paper's radius; for an ``R``-sub-Gaussian
+    reward the same union bound with ``R / (1/2)`` times the radius.
+    """
+    return (scale / 0.5) * math.sqrt(math.log(K1 * n * t ** 4 / delta) / (2 * u))
+
+
+def paper_delta(s, delta1, alpha):
+    return delta1 * alpha ** (s - 1)
+
+
+def scalar_high(means, m):
+    """The empirical top-m: largest means first, ties to the lower index."""
+    return set(sorted(range(len(means)), key=lambda a: (-means[a], a))[:m])
+
+
+def scalar_critical(counts, sums, t, delta, m, scale):
+    n = len(counts)
+    means = [sums[a] / counts[a] for a in range(n)]
+    high = scalar_high(means, m)
+    lower = {a: means[a] - paper_beta(counts[a], t, delta, n, scale) for a in range(n)}
+    upper = {a: means[a] + paper_beta(counts[a], t, delta, n, scale) for a in range(n)}
+    h = min(high, key=lambda a: (lower[a], a))
+    l_arm = min((b for b in range(n) if b not in high), key=lambda b: (-upper[b], b))
+    return high, h, l_arm, upper[l_arm] - lower[h]
+
+
+def scalar_next_stage(counts, sums, t, stage, m, epsilon, delta1, alpha, scale):
+    """The paper's rule: if ``TERM_t(delta_{S(t-1)})``, increase ``s`` one at a time until ``TERM_t(delta_s)`` fails."""
+    def term(s):
+        return scalar_critical(counts, sums, t, paper_delta(s, delta1, alpha), m, scale)[3] < epsilon
+    if not term(stage):
+        return stage
+    s = stage
+    while True:
+        s += 1
+        if not term(s):
+            return s
+
+
+def reference_at_lucb(streams, m, budget, epsilon, delta1, alpha, scale):
+    """AT-LUCB, one run, from the description: round 1 every arm once, then per round the pair (h, l).
+
+    ``streams[a][j]`` is the j-th reward of arm ``a``; ``epsilon`` is the per-arm tolerance
+    of ``TERM``. Returns the arms sampled, and the stage and answer (a set) after every sample.
+    """
+    n = len(streams)
+    counts, sums = [0] * n, [0.0] * n
+    arms, stages, answers = [], [], []
+    stage, answer, pair = 1, set(), []
+    while len(arms) < budget:
+        arm = len(arms) if len(arms) < n else pair.pop(0)
+        sums[arm] += float(streams[arm][counts[arm]])
+        counts[arm] += 1
+        arms.append(arm)
+        done = len(arms)
+        if done < n:  # round 1 under way: the top-m of the arms sampled (unsampled last)
+            known = [sums[a] / counts[a] if counts[a] else -math.inf for a in range(n)]
+            answer = scalar_high(known, m)
+        elif (done - n) % 2 == 0:  # t rounds complete: the paper's step at time t
+            t = 1 + (done - n) // 2
+            new = scalar_next_stage(counts, sums, t, stage, m, epsilon, delta1, alpha, scale)
+            high, h, l_arm, _ = scalar_critical(counts, sums, t, paper_delta(new, delta1, alpha), m, scale)
+            if new != stage or new == 1:
+                answer = high
+            stage, pair = new, [h, l_arm]
+        stages.append(stage)
+        answers.append(set(answer))
+    return arms, stages, answers
+
+
+class Streams(BatchArms):
+    """Per-arm reward streams served in order, one stream per run, with a log of the arms asked for."""
+
+    def __init__(self, streams, scale):
+        self.streams = np.asarray(streams, dtype=float)  # (runs, n, length)
+        self.means = self.streams.mean(axis=(0, 2))
+        self.scale = scale
+        self.next = np.zeros(self.streams.shape[:2], dtype=np.int64)
+        self.log: list[np.ndarray] = []
+
+    @property
+    def noise_scale(self):
+        return self.scale
+
+    def sample_one(self, arms, rng):
+        rows = np.arange(len(arms))
+        rewards = self.streams[rows, arms, self.next[rows, arms]]
+        self.next[rows, arms] += 1
+        self.log.append(np.array(arms))
+        return rewards
+
+    def sample_sums(self, counts, rng):
+        raise NotImplementedError
+
+
+def random_states(rng, runs, n, *, low=1, high=60):
+    counts = rng.integers(low, high, size=(runs, n))
+    means = rng.choice([0.2, 0.5, 0.55, 0.8], size=(runs, n))
+    sums = rng.binomial(counts, means).astype(float)  # Bernoulli sums: many tied empirical means
+    return counts, sums
+
+
+# --- the formulas --------------------------------------------------------------------------------------
+@pytest.mark.parametrize("scale", [0.5, 0.3, 2.0])
+def test_radius_is_the_papers_beta(scale):
+    algorithm = ATLUCB(fb.TopK(7, 3), delta1=0.3, alpha=0.95, noise_scale=scale).setup()
+    for u in (1, 2, 9, 400):
+        for t in (1, 3, 50, 10_000):
+            for s in (1, 2, 17, 3000):
+                expected = paper_beta(u, t, paper_delta(s, 0.3, 0.95), 7, scale)
+                assert math.isclose(float(algorithm.radius(u, t, s)), expected, rel_tol=1e-12), (u, t, s)
+    if scale == 0.5:  # the paper's own form for [0, 1] rewards
+        assert math.isclose(float(algorithm.radius(5, 4, 1)), math.sqrt(math.log(1.25 * 7 * 4 ** 4 / 0.3) / 10))
+
+
+def test_top_m_mask_ranks_like_a_stable_sort():
+    rng = np.random.default_rng(1)
+    values = rng.choice([0.0, 0.25, 0.5, np.nan, 1.0], size=(500, 7))
+    for m in (1, 3, 6):
+        mask = top_m_mask(values, m)
+        for row, chosen in zip(values, mask, strict=True):
+            known = [-math.inf if math.isnan(v) else v for v in row]
+            assert set(np.flatnonzero(chosen)) == scalar_high(known, m)
+
+
+@pytest.mark.parametrize(("n", "m"), [(6, 2), (9, 5), (5, 1)])
+def test_critical_arms_match_a_scalar_evaluation(n, m):
+    rng = np.random.default_rng(n * 10 + m)
+    algorithm = ATLUCB(fb.TopK(n, m), delta1=0.5, alpha=0.99, noise_scale=0.5).setup()
+    counts, sums = random_states(rng, 300, n)
+    stage = rng.integers(1, 400, size=300)
+    rounds = int(counts.max()) + 3
+    high, h, l_arm = algorithm.critical(counts, sums, rounds, stage)
+    for r in range(300):
+        expected = scalar_critical(counts[r].tolist(), sums[r].tolist(), rounds,
+                                   paper_delta(int(stage[r]), 0.5, 0.99), m, 0.5)
+        assert (set(np.flatnonzero(high[r])), int(h[r]), int(l_arm[r])) == expected[:3], r
+
+
+def test_stage_search_matches_the_papers_loop():
+    rng = np.random.default_rng(5)
+    n, m, runs = 6, 2, 240
+    epsilon = 1.2  # the sum tolerance: 0.6 per arm, so that TERM holds on many states
+    algorithm = ATLUCB(fb.TopK(n, m), epsilon=epsilon, delta1=0.5, alpha=0.99, noise_scale=0.5).setup()
+    counts = rng.integers(20, 1000, size=(runs, n))
+    sums = rng.binomial(counts, [0.9, 0.75, 0.5, 0.4, 0.3, 0.1]).astype(float)
+    rounds = int(counts.max())
+    # Starting stages at chosen distances below the stage the search ends at from stage 1
+    # (TERM holds at each, as it is monotone), so that the paper's one-increment loop
+    # stays short; distance 0 and states where TERM fails at once give "no change".
+    far = algorithm.next_stage(counts, sums, rounds, np.ones(runs, dtype=np.int64))
+    stage = np.maximum(1, far - rng.choice([0, 1, 2, 7, 64, 200], size=runs))
+    found = algorithm.next_stage(counts, sums, rounds, stage)
+    expected = [scalar_next_stage(counts[r].tolist(), sums[r].tolist(), rounds, int(stage[r]), m, epsilon / 2,
+                                  0.5, 0.99, 0.5) for r in range(runs)]
+    assert found.tolist() == expected
+    jumps = found - stage
+    # The states exercise every branch: no change, a single increment and long searches.
+    assert (jumps == 0).any() and (jumps == 1).any() and (jumps == 2).any() and (jumps > 100).any()
+
+
+# --- the whole rule: scalar reference, ask/tell and simulate -----------------------------------------
+def _streams(rng, runs, n, length, means, sigma):
+    return means[None, :, None] + sigma * rng.standard_normal((runs, n, length))
+
+
+def test_ask_tell_simulate_and_the_scalar_rule_agree():
+    rng = np.random.default_rng(2)
+    n, m, runs, budget, sigma = 5, 2, 4, 400, 0.3
+    means = np.array([0.9, 0.8, 0.3, 0.2, 0.1])
+    streams = _streams(rng, runs, n, budget + 1, means, sigma)
+    epsilon = 0.1  # per arm 0.05
+    make = lambda: ATLUCB(fb.TopK(n, m), epsilon=epsilon, delta1=0.5, alpha=0.9, budget=budget)  # noqa: E731
+
+    served = Streams(streams, sigma)
+    batch = simulate(make(), served, runs=runs, seed=0, checkpoints=range(1, budget + 1), progress=False)
+    batch_arms = np.array(served.log).T  # (runs, budget)
+    changes = 0
+    for r in range(runs):
+        arms, stages, answers = reference_at_lucb(streams[r], m, budget, epsilon / 2, 0.5, 0.9, sigma)
+        changes += len(set(stages)) - 1
+        assert batch_arms[r].tolist() == arms
+        assert [set(np.flatnonzero(batch.answers[T][r])) for T in range(1, budget + 1)] == answers
+
+        algorithm = make().setup(noise_scale=sigma)
+        position = np.zeros(n, dtype=int)
+        told_arms, told_stages, told_answers = [], [], []
+        for _ in range(budget):
+            pull = algorithm.ask(max_count=1)
+            (arm,) = pull.arms
+            algorithm.tell(pull, [streams[r, arm, position[arm]]])
+            position[arm] += 1
+            check = algorithm.stopping_check()
+            told_arms.append(arm)
+            told_stages.append(check.details["stage"])
+            told_answers.append(set(check.answer))
+        assert algorithm.done and told_arms == arms
+        assert told_stages == stages and told_answers == answers
+        assert position.tolist() == batch.counts[r].tolist()
+    assert changes >= 4 * runs  # the runs went through several stages
+
+
+def test_registered_as_an_anytime_fixed_budget_top_k_algorithm():
+    spec = registry.get("at-lucb")
+    assert spec.cls is ATLUCB and spec.setting == "fixed-budget" and spec.guarantee == "fixed-budget"
+    assert spec.supports(fb.TopK(5, 2)) and not spec.supports(fb.Thresholding(5, 0.5))
+    assert set(spec.options) == {"epsilon", "delta1", "alpha", "noise_scale", "budget", "seed"}
+
+
+# --- misidentification on an easy instance, with negative controls --------------------------------------
+EASY = np.array([0.7, 0.6, 0.4, 0.35, 0.3, 0.25, 0.2, 0.15])  # top 2; H_1 = sum of gap^-2 = 107.6
+RUNS, BUDGET = 2000, 400
+#: Stated tolerance on the misidentification rate after BUDGET samples (about 3.7 H_1). Measured
+#: at seed 0 over 4000 runs: the rule 0.5% (0.03% after 800 samples), the radius divided by 4
+#: 5.8%, the weakest challenger 13%, no challenger 52%; with 2000 runs the tolerance (40
+#: errors) is about 9 standard deviations above the rule's count and 7 below the closest
+#: control's, so the seeded test is not fragile.
+TOLERANCE = 0.02
+
+
+class ShrunkRadius(ATLUCB):
+    """Control: every radius divided by 4 (over-confident bounds; the stage search partly compensates)."""
+
+    def _unit(self, samples):
+        return super()._unit(samples) / 4
+
+
+class NoChallenger(ATLUCB):
+    """Control: both samples of a round go to ``h`` (the pair index never advances)."""
+
+    def _choose(self, counts, sums, t, state):
+        chosen = super()._choose(counts, sums, t, state)
+        return chosen if t < self.problem.n else state["pair"][:, 0].copy()
+
+
+class WeakestChallenger(ATLUCB):
+    """Control: a flipped comparison, ``l`` the arm outside the top-m with the *smallest* upper bound."""
+
+    def _pair(self, means, unit, high, rounds, stage):
+        h, _ = super()._pair(means, unit, high, rounds, stage)
+        beta = np.sqrt(self.log_term(rounds, stage))[:, None] * unit
+        return h, np.argmin(np.where(high, np.inf, means + beta), axis=1)
+
+    def _policy_update(self, counts, sums, t, state):
+        super()._policy_update(counts, sums, t, state)
+        n = self.problem.n
+        if t >= n and (t - n) % 2 == 0:
+            means = sums / counts
+            high = top_m_mask(means, self.problem.k)
+            state["pair"][:, 0], state["pair"][:, 1] = self._pair(means, self._unit(counts), high,
+                                                                  1 + (t - n) // 2, state["stage"])
+
+
+def misidentification(cls, seed=0):
+    batch = simulate(cls(fb.TopK(len(EASY), 2), budget=BUDGET), BernoulliBatch(EASY), runs=RUNS, seed=seed,
+                     progress=False)
+    truth = np.zeros(len(EASY), dtype=bool)
+    truth[:2] = True
+    return float((batch.answers[BUDGET] != truth).any(axis=1).mean())
+
+
+def test_easy_instance_misidentification_below_tolerance():
+    assert misidentification(ATLUCB) <= TOLERANCE
+
+
+@pytest.mark.parametrize("control", [ShrunkRadius, NoChallenger, WeakestChallenger], ids=lambda c: c.__name__)
+def test_negative_controls_exceed_the_tolerance(control):
+    assert misidentification(control) > TOLERANCE
