@@ -195,6 +195,34 @@ def test_stage_search_matches_the_papers_loop():
     assert (jumps == 0).any() and (jumps == 1).any() and (jumps == 2).any() and (jumps > 100).any()
 
 
+def test_term_is_strict():
+    """``TERM`` is ``U_l - L_h < epsilon``, at the current stage and in the search.
+
+    With ``epsilon`` equal to the gap at stage 5 (the module's own float value, from its
+    radius and critical arms, so the comparison is exact): from stage 5 nothing moves,
+    from stage 3 the search ends at 5 exactly; with ``epsilon`` one float above, stage 5
+    moves on.
+    """
+    counts = np.array([[40, 35, 30, 45, 50]])
+    sums = np.array([[36.0, 10.0, 9.0, 7.0, 2.0]])
+    rounds = 60
+    probe = ATLUCB(fb.TopK(5, 1), noise_scale=0.5).setup()
+
+    def gap(s):
+        _, h, l_arm = probe.critical(counts, sums, rounds, np.array([s]))
+        h, l_arm = int(h[0]), int(l_arm[0])
+        means = sums[0] / counts[0]
+        return float((means[l_arm] + probe.radius(counts[0, l_arm], rounds, s))
+                     - (means[h] - probe.radius(counts[0, h], rounds, s)))
+
+    assert gap(3) < gap(4) < gap(5) < gap(6)
+    for start, epsilon, moves_to in ((5, gap(5), 5), (3, gap(5), 5), (5, math.nextafter(gap(5), math.inf), None)):
+        # m = 1: the per-arm tolerance is the sum tolerance itself
+        algorithm = ATLUCB(fb.TopK(5, 1), epsilon=epsilon, noise_scale=0.5).setup()
+        found = int(algorithm.next_stage(counts, sums, rounds, np.array([start]))[0])
+        assert found == moves_to if moves_to is not None else found > 5
+
+
 # --- the whole rule: scalar reference, ask/tell and simulate -----------------------------------------
 def _streams(rng, runs, n, length, means, sigma):
     return means[None, :, None] + sigma * rng.standard_normal((runs, n, length))
@@ -270,21 +298,15 @@ class NoChallenger(ATLUCB):
 
 
 class WeakestChallenger(ATLUCB):
-    """Control: a flipped comparison, ``l`` the arm outside the top-m with the *smallest* upper bound."""
+    """Control: a flipped comparison, ``l`` the arm outside the top-m with the *smallest* upper bound.
 
-    def _pair(self, means, unit, high, rounds, stage):
-        h, _ = super()._pair(means, unit, high, rounds, stage)
+    (``TERM`` still reads the largest upper bound: only the arm sampled changes.)
+    """
+
+    def _bounds(self, means, unit, high, rounds, stage):
+        h, _, gap = super()._bounds(means, unit, high, rounds, stage)
         beta = np.sqrt(self.log_term(rounds, stage))[:, None] * unit
-        return h, np.argmin(np.where(high, np.inf, means + beta), axis=1)
-
-    def _policy_update(self, counts, sums, t, state):
-        super()._policy_update(counts, sums, t, state)
-        n = self.problem.n
-        if t >= n and (t - n) % 2 == 0:
-            means = sums / counts
-            high = top_m_mask(means, self.problem.k)
-            state["pair"][:, 0], state["pair"][:, 1] = self._pair(means, self._unit(counts), high,
-                                                                  1 + (t - n) // 2, state["stage"])
+        return h, np.argmin(np.where(high, np.inf, means + beta), axis=1), gap
 
 
 def misidentification(cls, seed=0):

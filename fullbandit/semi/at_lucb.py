@@ -272,19 +272,22 @@ class ATLUCB(SequentialPerArm):
         self.setup()
         return np.sqrt(self.log_term(rounds, stage)) * self._unit(samples)
 
-    def _gap(self, means, unit, high, rounds, stage) -> np.ndarray:
-        """``U_l - L_h`` per run (rows of ``means``, ``unit``, ``high``; ``stage`` per row)."""
-        beta = np.sqrt(self.log_term(rounds, stage))[:, None] * unit
-        upper = np.where(high, -np.inf, means + beta).max(axis=1)
-        lower = np.where(high, means - beta, np.inf).min(axis=1)
-        return upper - lower
+    def _bounds(self, means, unit, high, rounds, stage) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``h``, ``l`` and ``U_l - L_h`` per run at ``delta_s`` (rows of the arrays; ``stage`` per row).
 
-    def _pair(self, means, unit, high, rounds, stage) -> tuple[np.ndarray, np.ndarray]:
-        """``h`` and ``l`` per run at ``delta_s`` (``stage`` per row), ties towards lower indices."""
+        ``h`` has the smallest lower bound in ``High_t``, ``l`` the largest upper bound
+        outside it, ties towards lower indices (the first extremum).
+        """
         beta = np.sqrt(self.log_term(rounds, stage))[:, None] * unit
-        h = np.argmin(np.where(high, means - beta, np.inf), axis=1)   # the first minimum: the lowest index
-        l_arm = np.argmax(np.where(high, -np.inf, means + beta), axis=1)
-        return h, l_arm
+        lower = np.where(high, means - beta, np.inf)
+        upper = np.where(high, -np.inf, means + beta)
+        h = np.argmin(lower, axis=1)
+        l_arm = np.argmax(upper, axis=1)
+        rows = np.arange(means.shape[0])
+        return h, l_arm, upper[rows, l_arm] - lower[rows, h]
+
+    def _gap(self, means, unit, high, rounds, stage) -> np.ndarray:
+        return self._bounds(means, unit, high, rounds, stage)[2]
 
     def _data(self, counts, sums):
         self.setup()
@@ -298,7 +301,7 @@ class ATLUCB(SequentialPerArm):
         ``counts`` and ``sums`` have shape ``(runs, n)``, every arm sampled.
         """
         means, unit, high = self._data(counts, sums)
-        h, l_arm = self._pair(means, unit, high, rounds, np.asarray(stage))
+        h, l_arm, _ = self._bounds(means, unit, high, rounds, np.asarray(stage))
         return high, h, l_arm
 
     def next_stage(self, counts, sums, rounds: int, stage) -> np.ndarray:
@@ -308,10 +311,21 @@ class ATLUCB(SequentialPerArm):
         it fails there).
         """
         means, unit, high = self._data(counts, sums)
+        return self._step(means, unit, high, rounds, stage)[0]
+
+    def _step(self, means, unit, high, rounds: int, stage):
+        """The paper's step at time ``t = rounds``: ``S(t)``, ``h`` and ``l`` at ``delta_{S(t)}``, the runs that moved.
+
+        ``TERM`` at ``S(t-1)`` comes with the pair at ``S(t-1)``, which stands when it fails
+        (most runs); only the runs where it holds are searched and their pair recomputed.
+        """
         stage = np.array(stage, dtype=np.int64)
-        rows = np.flatnonzero(self._gap(means, unit, high, rounds, stage) < self.per_arm_epsilon)
-        stage[rows] = self._first_failing(means[rows], unit[rows], high[rows], rounds, stage[rows])
-        return stage
+        h, l_arm, gap = self._bounds(means, unit, high, rounds, stage)
+        moved = np.flatnonzero(gap < self.per_arm_epsilon)
+        if moved.size:
+            stage[moved] = self._first_failing(means[moved], unit[moved], high[moved], rounds, stage[moved])
+            h[moved], l_arm[moved], _ = self._bounds(means[moved], unit[moved], high[moved], rounds, stage[moved])
+        return stage, h, l_arm, moved
 
     def _first_failing(self, means, unit, high, rounds: int, holds) -> np.ndarray:
         """Per row, the first stage after ``holds`` (where ``TERM`` holds) at which it fails.
@@ -365,18 +379,9 @@ class ATLUCB(SequentialPerArm):
         means = sums / counts
         unit = self._unit(counts)
         high = top_m_mask(means, self.problem.k)
-        stage, pair = state["stage"], state["pair"]
-        # TERM_t at the current stage, from the arrays that give the pair when it fails (most runs).
-        beta = np.sqrt(self.log_term(rounds, stage))[:, None] * unit
-        lower = np.where(high, means - beta, np.inf)
-        upper = np.where(high, -np.inf, means + beta)
-        pair[:, 0] = np.argmin(lower, axis=1)      # h: the first minimum, the lowest index
-        pair[:, 1] = np.argmax(upper, axis=1)      # l
-        runs = np.arange(means.shape[0])
-        moved = np.flatnonzero(upper[runs, pair[:, 1]] - lower[runs, pair[:, 0]] < self.per_arm_epsilon)
-        if moved.size:  # a stage change: the new stage, the answer and the pair at the new confidence
-            stage[moved] = self._first_failing(means[moved], unit[moved], high[moved], rounds, stage[moved])
-            pair[moved, 0], pair[moved, 1] = self._pair(means[moved], unit[moved], high[moved], rounds, stage[moved])
+        stage, state["pair"][:, 0], state["pair"][:, 1], moved = self._step(means, unit, high, rounds,
+                                                                           state["stage"])
+        state["stage"][...] = stage
         follow = stage == 1
         follow[moved] = True
         state["answer"][follow] = high[follow]
