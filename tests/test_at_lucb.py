@@ -195,13 +195,47 @@ def test_stage_search_matches_the_papers_loop():
     assert (jumps == 0).any() and (jumps == 1).any() and (jumps == 2).any() and (jumps > 100).any()
 
 
+def test_policy_step_matches_the_rule():
+    """One step of the policy (``_policy_update`` at a round boundary) against the rule written out.
+
+    From random states, stages and answers: ``S(t)`` by the one-increment loop; ``J(t) =
+    High_t`` if the stage moved or is 1, else ``J(t-1)``; the pair ``(h, l)`` at ``delta_{S(t)}``.
+    """
+    rng = np.random.default_rng(8)
+    n, m, runs, rounds = 6, 2, 300, 700
+    epsilon = 1.2  # 0.6 per arm
+    algorithm = ATLUCB(fb.TopK(n, m), epsilon=epsilon, delta1=0.5, alpha=0.99, noise_scale=0.5).setup()
+    counts = rng.integers(20, 600, size=(runs, n))
+    sums = rng.binomial(counts, [0.9, 0.75, 0.7, 0.4, 0.3, 0.1]).astype(float)
+    far = algorithm.next_stage(counts, sums, rounds, np.ones(runs, dtype=np.int64))
+    state = algorithm._policy_start(runs)
+    state["stage"][:] = np.maximum(1, far - rng.choice([0, 1, 3, 40], size=runs))
+    for r in range(runs):
+        state["answer"][r, rng.choice(n, size=m, replace=False)] = True
+    before = {name: value.copy() for name, value in state.items()}
+    algorithm._policy_update(counts, sums, n + 2 * (rounds - 1), state)
+    kinds = set()
+    for r in range(runs):
+        stage = int(before["stage"][r])
+        new = scalar_next_stage(counts[r].tolist(), sums[r].tolist(), rounds, stage, m, epsilon / 2, 0.5, 0.99, 0.5)
+        high, h, l_arm, _ = scalar_critical(counts[r].tolist(), sums[r].tolist(), rounds, paper_delta(new, 0.5, 0.99),
+                                            m, 0.5)
+        answer = high if new != stage or new == 1 else set(np.flatnonzero(before["answer"][r]))
+        assert (int(state["stage"][r]), set(np.flatnonzero(state["answer"][r]))) == (new, answer), r
+        assert state["pair"][r].tolist() == [h, l_arm], r
+        kinds.add("moved" if new != stage else "stage 1" if new == 1 else "kept")
+        if new != stage and answer != set(np.flatnonzero(before["answer"][r])):
+            kinds.add("answer reset")
+    assert kinds == {"moved", "stage 1", "kept", "answer reset"}
+
+
 def test_term_is_strict():
     """``TERM`` is ``U_l - L_h < epsilon``, at the current stage and in the search.
 
     With ``epsilon`` equal to the gap at stage 5 (the module's own float value, from its
     radius and critical arms, so the comparison is exact): from stage 5 nothing moves,
-    from stage 3 the search ends at 5 exactly; with ``epsilon`` one float above, stage 5
-    moves on.
+    from stages 4 and 3 the search ends at 5 exactly; with ``epsilon`` one float above,
+    stage 5 moves on.
     """
     counts = np.array([[40, 35, 30, 45, 50]])
     sums = np.array([[36.0, 10.0, 9.0, 7.0, 2.0]])
@@ -216,7 +250,8 @@ def test_term_is_strict():
                      - (means[h] - probe.radius(counts[0, h], rounds, s)))
 
     assert gap(3) < gap(4) < gap(5) < gap(6)
-    for start, epsilon, moves_to in ((5, gap(5), 5), (3, gap(5), 5), (5, math.nextafter(gap(5), math.inf), None)):
+    cases = ((5, gap(5), 5), (4, gap(5), 5), (3, gap(5), 5), (5, math.nextafter(gap(5), math.inf), None))
+    for start, epsilon, moves_to in cases:  # from 4 the doubling tests 5; from 3, the bisection
         # m = 1: the per-arm tolerance is the sum tolerance itself
         algorithm = ATLUCB(fb.TopK(5, 1), epsilon=epsilon, noise_scale=0.5).setup()
         found = int(algorithm.next_stage(counts, sums, rounds, np.array([start]))[0])
