@@ -106,9 +106,9 @@ class ATLUCB(SequentialPerArm):
 
     **Rounds as single samples.** Round 1 samples every arm once (LUCB1's first stage; in
     :func:`~fullbandit.semi.sequential.simulate` one arm per step in index order, in the
-    ask/tell algorithm one round of ``n`` samples, so that its samples can be handed out
-    before any is told; the answer meanwhile is the empirical top-m of the arms sampled,
-    unsampled arms last). Every later round is two steps of the engine: at
+    ask/tell algorithm one round of ``n`` samples, so that several of its samples can be
+    handed out before any is told, as the protocol allows; the answer meanwhile is the
+    empirical top-m of the arms sampled, unsampled arms last). Every later round is two steps of the engine: at
     the round boundary (after ``n + 2(t - 1)`` samples; ``t`` rounds complete) steps 1-3
     run on that data and fix the pair ``(h, l)``; the next two samples are ``h`` then
     ``l``, both chosen on the same data as in the paper (not recomputed in between). The
@@ -120,8 +120,16 @@ class ATLUCB(SequentialPerArm):
     ``U_l - L_h = max_b U_b - min_a L_a`` grows with ``s`` and ``TERM_t(delta_s)`` holds for
     ``s`` below some ``s*`` and fails from ``s*`` on: the first ``s`` of the paper's
     "increase until it fails" is found by doubling then bisecting the increment
-    (``O(log(s* - S(t-1)))`` vectorised tests, not one per increment; with ``alpha = 0.99``
-    a stage change is often tens of increments).
+    (``O(log(s* - S(t-1)))`` vectorised tests, not one per increment: with ``alpha = 0.99``
+    a stage change is typically 4 to 30 increments, median 12, on the Bernoulli means
+    ``(0.9, 0.8, 0.5, 0.3, 0.2)``, ``m = 2``).
+
+    **When the stage moves.** With ``epsilon = 0`` the stage leaves 1 only once LUCB1 at
+    confidence ``delta1`` separates the top-m, which may take longer than the budget (on
+    the Bernoulli means ``(0.9, 0.7, 0.3, 0.2, 0.1)``: half the runs by 1000 samples, all
+    but 0.05% by 1500; on 50 arms with gaps of 0.1 to 0.2: none within 3000 samples).
+    Until then the rule is LUCB1's sampling at ``delta1`` with the empirical top-m as its
+    answer.
 
     Parameters
     ----------
@@ -146,17 +154,19 @@ class ATLUCB(SequentialPerArm):
 
     Notes
     -----
-    What was checked, and against what. The paper itself was not available to us; the
-    following were checked against three independent public implementations of AT-LUCB
-    (read, not copied) and agree with the integrator's recollection of the paper:
+    What was checked, and against what. The paper's text was not available to us (only its
+    abstract: anytime Explore-m, the name AT-LUCB); the following were checked against three
+    independent public implementations of AT-LUCB (read, not copied), and agree with the
+    integrator's recollection of the paper:
 
     * the schedule ``delta_s = delta1 alpha^(s-1)``, ``S(0) = 1``, and the stage increase
       "while ``TERM`` holds" with ``J(t)`` reset to the empirical top-m on a change and
       tracking it while in stage 1 (all three);
     * LUCB1's radius ``sqrt(log(k1 n t^4 / delta) / (2u))`` with ``k1 = 5/4`` (all three);
     * the defaults ``delta1 = 1/2``, ``alpha = 0.99`` (two of them, one of which is the code
-      of a published comparison; the third defaults to ``delta1 = 0.01, alpha = 0.5`` with
-      no source given). A docstring in one of them gives the theory's ranges as
+      of the experiments of a later paper comparing with AT-LUCB; the third defaults to
+      ``delta1 = 0.01, alpha = 0.5`` with no source given). Whether the paper's own
+      experiments used these values is not verified. A docstring in one of them gives the theory's ranges as
       ``1/50 <= alpha < 1`` and a condition on ``delta1`` we could not read unambiguously;
       we accept any ``0 < delta1, alpha < 1``.
 
