@@ -38,7 +38,7 @@ import operator
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 import numpy as np
 
@@ -200,6 +200,20 @@ class Algorithm(ABC):
         """The constructor parameters as stored (scikit-learn's ``get_params``)."""
         return {name: getattr(self, name) for name in self.parameter_names()}
 
+    def clone(self) -> Self:
+        """A new algorithm with the same parameters and no working state (scikit-learn's ``clone``).
+
+        Examples
+        --------
+        >>> import fullbandit as fb
+        >>> algorithm = fb.ICB(fb.TopK(4, 2), epsilon=0.1, noise_scale=1.0).setup()
+        >>> copy = algorithm.clone()
+        >>> copy.get_params() == algorithm.get_params(), copy.is_set_up
+        (True, False)
+        """
+        factory: Any = type(self)  # a concrete subclass, whose signature mypy cannot see here
+        return factory(**self.get_params())
+
     def __repr__(self) -> str:
         defaults = {name: p.default for name, p in inspect.signature(type(self).__init__).parameters.items()}
         shown = [f"{name}={value!r}" for name, value in self.get_params().items()
@@ -228,7 +242,7 @@ class Algorithm(ABC):
     def is_set_up(self) -> bool:
         return getattr(self, "_set_up", False)
 
-    def setup(self, *, noise_scale: float | None = None, reward_range=None) -> Algorithm:
+    def setup(self, *, noise_scale: float | None = None, reward_range=None) -> Self:
         """Validate the parameters and build the working state (the first ``ask`` does it too).
 
         Parameters

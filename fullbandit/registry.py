@@ -32,6 +32,7 @@ from fullbandit.full import ICB, SAFOA, SAQM, Exhaustive, PhasedSwap, SwapBound
 from fullbandit.problem import DecisionClass
 from fullbandit.semi import (
     APT,
+    ATLUCB,
     CLUCB,
     LSA,
     LUCB,
@@ -220,3 +221,5 @@ register(AlgorithmSpec("opt-kg", OptKG, summary="Chen, Lin, Zhou 2015: optimisti
                                                 "posteriors, thresholding (per-arm, anytime, fixed budget)"))
 register(AlgorithmSpec("threshold-uniform", ThresholdUniform,
                        summary="Tao et al. 2019, sec. 5 Uniform: round robin, then the empirical classification"))
+register(AlgorithmSpec("at-lucb", ATLUCB, summary="Jun and Nowak 2016, AT-LUCB: LUCB1's critical arms at a stage-wise "
+                                                  "confidence delta1 alpha^(s-1), anytime top-k (run to a budget)"))

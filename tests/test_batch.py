@@ -183,3 +183,28 @@ def test_steps_may_be_out_together_and_told_in_any_order():
     algorithm.tell(first, [0.0])
     assert algorithm.samples.tolist() == [2, 0, 0] and algorithm.sums.tolist() == [1.0, 0.0, 0.0]
     assert algorithm.n_checks == 2 and algorithm.result().constants["switches"] == 1
+
+
+def test_simulate_uses_the_samplers_noise_scale_even_for_an_algorithm_already_set_up():
+    """simulate() works on a fresh copy: a scale given earlier to the algorithm object is not reused."""
+
+    class Scaled(Counting):
+        def _details(self, counts, sums, state):
+            return {}
+
+        def _decide(self, counts, sums, state):
+            # Declares every arm above iff the scale the policy was set up with is large.
+            return np.full(counts.shape, self._noise_scale > 1.0)
+
+    algorithm = Scaled(fb.Thresholding(3, 0.5), budget=6).setup(noise_scale=0.5)
+    batch = simulate(algorithm, GaussianBatch([0.1, 0.5, 0.9], sigma=3.0), runs=2, seed=0)
+    assert batch.answers[6].all() and algorithm._noise_scale == 0.5
+
+
+def test_simulate_refuses_a_policy_that_names_an_arm_out_of_range():
+    class Broken(Counting):
+        def _choose(self, counts, sums, t, state):
+            return np.full(counts.shape[0], -1)
+
+    with pytest.raises(RuntimeError, match="outside 0..2"):
+        simulate(Broken(fb.Thresholding(3, 0.5), budget=5), BernoulliBatch([0.1, 0.5, 0.9]), runs=2)

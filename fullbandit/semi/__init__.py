@@ -4,11 +4,13 @@ The registry of every algorithm, with its tags, is :mod:`fullbandit.registry`.
 """
 
 from fullbandit.semi.adaptive_topk import AdaptiveTopK, AdaptiveTopKBudget, exchange_level, hardness
+from fullbandit.semi.at_lucb import ATLUCB
 from fullbandit.semi.base import PerArmRounds
 from fullbandit.semi.lucb import CLUCB, LUCB
 from fullbandit.semi.optmai import OptMAI
 from fullbandit.semi.sar import NSAR, SAR, Uniform
 from fullbandit.semi.thresholding import APT, LSA, UCBE, OptKG, ThresholdUniform, threshold_hardness
 
-__all__ = ["APT", "CLUCB", "LSA", "LUCB", "NSAR", "UCBE", "AdaptiveTopK", "AdaptiveTopKBudget", "OptKG", "OptMAI",
-           "PerArmRounds", "SAR", "ThresholdUniform", "Uniform", "exchange_level", "hardness", "threshold_hardness"]
+__all__ = ["APT", "ATLUCB", "CLUCB", "LSA", "LUCB", "NSAR", "UCBE", "AdaptiveTopK", "AdaptiveTopKBudget", "OptKG",
+           "OptMAI", "PerArmRounds", "SAR", "ThresholdUniform", "Uniform", "exchange_level", "hardness",
+           "threshold_hardness"]

@@ -89,7 +89,7 @@ def simulate_rounds(algorithm: NSAR | Uniform, arms: BatchArms, *, runs: int, se
         raise TypeError(f"algorithm must be NSAR, SAR or Uniform, got {type(algorithm).__name__}")
     if not isinstance(arms, BatchArms):
         raise TypeError(f"arms must be a BatchArms sampler, got {type(arms).__name__}")
-    algorithm.setup(noise_scale=arms.noise_scale)  # validates the parameters
+    algorithm = algorithm.clone().setup(noise_scale=arms.noise_scale)  # validates the parameters
     n, k, budget = algorithm.problem.n, algorithm.problem.k, int(algorithm.budget)
     if arms.n != n:
         raise InvalidParameterError(f"arms has n={arms.n} arms but the problem has n={n}")

@@ -202,7 +202,8 @@ def simulate(algorithm: SequentialPerArm, arms: BatchArms, *, runs: int, checkpo
     Parameters
     ----------
     algorithm : SequentialPerArm
-        Its parameters (validated here) fix the policy; it is not driven itself.
+        Its parameters (validated here) fix the policy; it is not driven itself (a fresh
+        copy, :meth:`fullbandit.base.Algorithm.clone`, is set up with the sampler's noise scale).
     arms : BatchArms
         The reward law (:func:`fullbandit.semi.batch.batch_arms` converts an environment).
     runs : int
@@ -221,7 +222,7 @@ def simulate(algorithm: SequentialPerArm, arms: BatchArms, *, runs: int, checkpo
         raise TypeError(f"algorithm must be a SequentialPerArm, got {type(algorithm).__name__}")
     if not isinstance(arms, BatchArms):
         raise TypeError(f"arms must be a BatchArms sampler, got {type(arms).__name__}")
-    algorithm.setup(noise_scale=arms.noise_scale)
+    algorithm = algorithm.clone().setup(noise_scale=arms.noise_scale)
     n, horizon = algorithm.problem.n, int(algorithm.budget)
     if arms.n != n:
         raise InvalidParameterError(f"arms has n={arms.n} arms but the problem has n={n}")
@@ -242,6 +243,8 @@ def simulate(algorithm: SequentialPerArm, arms: BatchArms, *, runs: int, checkpo
     try:
         for t in range(last):
             chosen = algorithm._choose(counts, sums, t, state)
+            if chosen.min() < 0 or chosen.max() >= n:
+                raise RuntimeError(f"{type(algorithm).__name__}._choose returned an arm outside 0..{n - 1}")
             rewards = arms.sample_one(chosen, rng)
             counts[rows, chosen] += 1
             sums[rows, chosen] += rewards
