@@ -370,13 +370,17 @@ class ATLUCB(SequentialPerArm):
 
     def _choose(self, counts, sums, t, state) -> np.ndarray:
         n = self.problem.n
-        if t < n:
-            return np.full(counts.shape[0], t, dtype=np.int64)
+        unsampled = counts == 0
+        if t < n or unsampled.any():
+            # Round 1: the lowest unsampled arm (arm t when samples are told as they are asked for;
+            # with several asked before any is told, the data told so far decide).
+            pair = state["pair"][:, (t - n) % 2] if t >= n else 0
+            return np.where(unsampled.any(axis=1), np.argmax(unsampled, axis=1), pair)
         return state["pair"][:, (t - n) % 2].copy()
 
     def _policy_update(self, counts, sums, t, state) -> None:
         n = self.problem.n
-        if t < n or (t - n) % 2:
+        if t < n or (t - n) % 2 or not counts.all():
             return  # round 1 under way, or between the two samples of a later round
         rounds = 1 + (t - n) // 2
         means = sums / counts
