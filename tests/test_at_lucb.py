@@ -24,7 +24,7 @@ import pytest
 import fullbandit as fb
 from fullbandit import registry
 from fullbandit.semi import ATLUCB
-from fullbandit.semi.at_lucb import top_m_mask
+from fullbandit.semi.accept_reject import top_k_mask
 from fullbandit.semi.batch import BatchArms, BernoulliBatch
 from fullbandit.semi.sequential import simulate
 
@@ -150,11 +150,11 @@ def test_radius_is_the_papers_beta(scale):
         assert math.isclose(float(algorithm.radius(5, 4, 1)), math.sqrt(math.log(1.25 * 7 * 4 ** 4 / 0.3) / 10))
 
 
-def test_top_m_mask_ranks_like_a_stable_sort():
+def test_top_k_mask_ranks_like_a_stable_sort():
     rng = np.random.default_rng(1)
     values = rng.choice([0.0, 0.25, 0.5, np.nan, 1.0], size=(500, 7))
     for m in (1, 3, 6):
-        mask = top_m_mask(values, m)
+        mask = top_k_mask(values, m)
         for row, chosen in zip(values, mask, strict=True):
             known = [-math.inf if math.isnan(v) else v for v in row]
             assert set(np.flatnonzero(chosen)) == scalar_high(known, m)

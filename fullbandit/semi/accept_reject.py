@@ -175,6 +175,28 @@ def sar_decisions(means: np.ndarray, active: np.ndarray, wanted: np.ndarray) -> 
     return order[rows, rank], ranked[rows, rank] > below
 
 
+def _top_k_all(means: np.ndarray, k: int) -> np.ndarray:
+    """:func:`top_k_mask` over all arms with one ``k``, in O(n) per row (the index policies' inner loop)."""
+    values = np.where(np.isnan(means), -np.inf, means)  # rewards are finite: -inf marks "unsampled"
+    if k <= 0:
+        return np.zeros(values.shape, dtype=bool)
+    # The k-th largest value per row; every arm above it is in, and the ties at it fill the
+    # remaining places from the lowest index (the order of a stable sort).
+    cut = -np.partition(-values, k - 1, axis=-1)[..., k - 1:k]
+    above = values > cut
+    tied = values == cut
+    wanted = k - above.sum(axis=-1, keepdims=True)
+    mask = above | tied
+    excess = np.flatnonzero((tied.sum(axis=-1, keepdims=True) > wanted).reshape(-1))
+    if excess.size:  # more ties at the cut than places left: the lowest indices take them
+        flat_tied = tied.reshape(-1, values.shape[-1])[excess]
+        keep = np.cumsum(flat_tied, axis=-1) <= wanted.reshape(-1, 1)[excess]
+        flat = mask.reshape(-1, values.shape[-1])
+        flat[excess] = above.reshape(-1, values.shape[-1])[excess] | (flat_tied & keep)
+        mask = flat.reshape(values.shape)
+    return mask
+
+
 def top_k_mask(means: np.ndarray, k, among: np.ndarray | None = None) -> np.ndarray:
     """Per row, the ``k`` arms (of ``among``, default all) with the largest means (ties: lower index; ``nan`` last).
 
@@ -190,6 +212,8 @@ def top_k_mask(means: np.ndarray, k, among: np.ndarray | None = None) -> np.ndar
     [[0, 0, 1]]
     """
     means = np.asarray(means, dtype=float)
+    if among is None and np.ndim(k) == 0:
+        return _top_k_all(means, int(k))
     among = np.ones(means.shape, dtype=bool) if among is None else np.asarray(among, dtype=bool)
     order, _ = _ranked(means, among)
     chosen = np.arange(means.shape[1]) < np.broadcast_to(np.asarray(k), (means.shape[0],))[:, None]

@@ -31,6 +31,7 @@ from typing import ClassVar
 import numpy as np
 
 from fullbandit.params import SEED, Interval
+from fullbandit.semi.accept_reject import top_k_mask
 from fullbandit.semi.lucb import LUCB1_K1
 from fullbandit.semi.sequential import SequentialPerArm, empirical_means
 from fullbandit.state import StateError, StateReader
@@ -47,35 +48,6 @@ CONSTRAINTS: dict[str, list] = {
     "budget": [Interval(int, 1, None)],
     "seed": [SEED],
 }
-
-
-def top_m_mask(means: np.ndarray, m: int) -> np.ndarray:
-    """Row-wise mask of the ``m`` largest ``means``, ties towards lower indices, ``nan`` (unsampled) last.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from fullbandit.semi.at_lucb import top_m_mask
-    >>> top_m_mask(np.array([[0.2, 0.5, 0.5, np.nan], [np.nan, 0.1, np.nan, 0.0]]), 2).astype(int).tolist()
-    [[0, 1, 1, 0], [0, 1, 0, 1]]
-    """
-    values = np.asarray(means, dtype=float)
-    values = np.where(np.isnan(values), -np.inf, values)   # (rewards are finite: -inf marks "unsampled")
-    # The m-th largest value per row; every arm above it is in, and the ties at it fill the
-    # remaining places from the lowest index (the order of a stable sort), in O(n) per row.
-    cut = -np.partition(-values, m - 1, axis=-1)[..., m - 1:m]
-    above = values > cut
-    tied = values == cut
-    wanted = m - above.sum(axis=-1, keepdims=True)
-    mask = above | tied
-    excess = np.flatnonzero((tied.sum(axis=-1, keepdims=True) > wanted).reshape(-1))
-    if excess.size:  # more ties at the cut than places left: the lowest indices take them
-        flat_tied = tied.reshape(-1, values.shape[-1])[excess]
-        keep = np.cumsum(flat_tied, axis=-1) <= wanted.reshape(-1, 1)[excess]
-        flat = mask.reshape(-1, values.shape[-1])
-        flat[excess] = above.reshape(-1, values.shape[-1])[excess] | (flat_tied & keep)
-        mask = flat.reshape(values.shape)
-    return mask
 
 
 class ATLUCB(SequentialPerArm):
@@ -301,7 +273,7 @@ class ATLUCB(SequentialPerArm):
         self.setup()
         counts = np.asarray(counts)
         means = empirical_means(counts, np.asarray(sums, dtype=float))
-        return means, self._unit(counts), top_m_mask(means, self.problem.k)
+        return means, self._unit(counts), top_k_mask(means, self.problem.k)
 
     def critical(self, counts, sums, rounds: int, stage) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``High_t`` (mask), ``h`` and ``l`` per run after ``rounds`` rounds at stage ``stage`` (per run).
@@ -385,7 +357,7 @@ class ATLUCB(SequentialPerArm):
         rounds = 1 + (t - n) // 2
         means = sums / counts
         unit = self._unit(counts)
-        high = top_m_mask(means, self.problem.k)
+        high = top_k_mask(means, self.problem.k)
         stage, state["pair"][:, 0], state["pair"][:, 1], moved = self._step(means, unit, high, rounds,
                                                                            state["stage"])
         state["stage"][...] = stage
@@ -398,5 +370,5 @@ class ATLUCB(SequentialPerArm):
         if not unsampled.any():
             return state["answer"]
         # Round 1 under way: the empirical top-m of the arms sampled so far (unsampled arms last).
-        early = top_m_mask(empirical_means(counts, sums), self.problem.k)
+        early = top_k_mask(empirical_means(counts, sums), self.problem.k)
         return np.where(unsampled[:, None], early, state["answer"])
