@@ -156,3 +156,24 @@ def test_solve_gives_every_algorithm_the_tolerance_on_the_team_s_sum(capsys):
     output = json.loads(capsys.readouterr().out)
     assert output["parameters"]["epsilon"] == pytest.approx(0.05) and output["epsilon"] == pytest.approx(0.5)
     assert output["gap_bound"] <= 0.5 and output["gap"] <= 0.5
+
+
+@pytest.mark.parametrize("algorithm", ["lsa", "apt", "opt-kg"])
+def test_solve_classifies_workers_against_a_threshold(algorithm, capsys):
+    """A thresholding algorithm answers "which workers are right at least 60% of the time", checked on the data."""
+    argv = ["solve", "--algorithm", algorithm, "--threshold", "0.6", "--budget", "20000", "--no-progress", "--json"]
+    assert main(argv) == 0
+    result = json.loads(capsys.readouterr().out)
+    accuracies = load_dataset("it").accuracies
+    truly_above = [int(i) for i in np.flatnonzero(accuracies >= 0.6)]
+    assert result["best"] == truly_above and result["inputs"]["threshold"] == 0.6
+    wrong = set(result["answer"]) ^ set(truly_above)
+    # Workers exactly at 0.6 (15 of 25 answers) may go either way; any other mistake is a real error.
+    assert all(abs(accuracies[i] - 0.6) < 0.05 for i in wrong), sorted(wrong)
+    assert result["pulls"] == 20000 and result["guarantee"] == "fixed-budget"
+
+
+def test_threshold_is_refused_for_a_top_k_algorithm(capsys):
+    assert main(["solve", "--algorithm", "sar", "--threshold", "0.5"]) == 2
+    err = capsys.readouterr().err
+    assert "--threshold" in err and "lsa" in err and "sar" in err
