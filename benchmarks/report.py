@@ -32,6 +32,9 @@ SECTIONS = [
     ("zhou-rte", "Zhou, Chen, Li (2014), Figure 2: the RTE workers"),
     ("chen-fig1-4", "Chen, Chen, Zhang, Zhou (2017), Figures 1-4: failure probability against the budget"),
     ("feedback-cost", "What sum-only feedback costs"),
+    ("tao-fig1", "Tao, Blanco, Peng, Zhou (2019), Figure 1: thresholding, aggregate regret against the budget"),
+    ("shahrampour-fig2", "Shahrampour and Tarokh, Figure 2: misidentification of the top M in six setups"),
+    ("shahrampour-fig3", "Shahrampour and Tarokh, Figure 3: the caption contest 559"),
 ]
 
 
@@ -48,6 +51,14 @@ def _markdown(frame: pd.DataFrame, index: bool = True) -> str:
     rows = [[_cell(value) for value in row] for row in table.itertuples(index=False)]
     return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
                      + ["| " + " | ".join(row) + " |" for row in rows])
+
+
+def _runs_per_point(frame: pd.DataFrame) -> int:
+    """Seeds per grid cell; for a batched suite (cells are batches, ``split``), the runs its batches add up to."""
+    if "split" not in frame.columns:
+        return int(frame["seed"].nunique())
+    keys = [column for column in ("setup", "M") if column in frame.columns]
+    return int(frame.groupby(["algorithm", *keys])["runs"].sum().max())
 
 
 def main(argv=None):
@@ -67,11 +78,14 @@ def main(argv=None):
         except ValueError:  # a CSV of a suite this version does not register
             continue
         frame = expand_metrics(pd.read_csv(csv, dtype={"key": str, "answer": str, "best": str}))
-        runs = frame["seed"].nunique()
+        runs = _runs_per_point(frame)
         lines += [f"## {title}", "", suite.description, "",
                   f"Command: `fullbandit bench {name} --runs {runs} --jobs 2 --out benchmarks/results`", ""]
         if (args.results / f"{name}.png").exists():
             lines += [f"![{name}](../benchmarks/results/{name}.png)", ""]
+        if suite.claims is not None:
+            lines += ["The paper's statements, checked on these runs:", "", _markdown(suite.claims(frame), index=False),
+                      ""]
         lines += [_markdown(suite.summarize(frame)), ""]
         if name == "kuroki-table2":
             lines += ["Teams returned (first seed; worker ids as published):", "",

@@ -94,3 +94,26 @@ def test_fig3_runs_on_the_caption_data(tmp_path):
     shahrampour.plot_fig3(frame, path)
     assert path.stat().st_size > 10_000
     assert isinstance(grid.instances["caption559"].make(None, split=0, sizes=(1,), budgets=(10,)).problem, fb.TopK)
+
+
+@pytest.fixture(scope="module")
+def every_algorithm_run():
+    grid = shahrampour.build_fig2_grid(40, setups=(1, 6), ms=(2,), batch=40)
+    return expand_metrics(run_grid(grid, progress=False))
+
+
+def test_fig2_claims_read_the_runs_and_can_fail(small_run, every_algorithm_run):
+    assert shahrampour.fig2_claims(small_run[1]).empty  # not every algorithm of the figure: nothing to check
+    frame = every_algorithm_run
+    claims = shahrampour.fig2_claims(frame)
+    assert set(claims["where"].str.slice(0, 7)) == {"setup 1", "setup 6"}
+    uniform = claims[claims["paper's claim"] == "Uniform is the worst"]
+    assert len(uniform) == 2
+    # Setup 1 at 40 runs: Uniform errs about 0.72 of the time, the next worst 0.33 (5 standard errors apart).
+    assert uniform.loc[uniform["where"].str.startswith("setup 1"), "holds"].tolist() == ["yes"]
+    # Negative control: a Uniform that never errs is not the worst.
+    perfect = frame.copy()
+    perfect.loc[perfect["algorithm"] == "Uniform", [c for c in frame.columns if c.startswith("errors_T")]] = 0
+    flipped = shahrampour.fig2_claims(perfect)
+    assert (flipped.loc[flipped["paper's claim"] == "Uniform is the worst", "holds"] == "no").all()
+    assert {"p < 1 beats SAR", "AT-LUCB beats NSAR with p < 1"} <= set(claims["paper's claim"])

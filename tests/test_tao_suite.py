@@ -88,3 +88,18 @@ def test_figure_and_registration(small_run, tmp_path):
     assert set(grid.algorithms) == set(tao.ALGORITHMS) and len(tao.ALGORITHMS) == 11
     assert {max(budgets) for budgets in tao.BUDGETS.values()} == {1000, 40000, 100000}
     assert {dict(c.instance_params)["setup"] for c in grid.cells()} == {1, 2, 3}
+
+
+def test_claims_count_the_budgets_where_lsa_is_lowest_and_can_fail(small_run):
+    _, frame = small_run
+    claims = tao.claims(frame)
+    assert list(claims["where"]) == ["setup 1", "setup 3"]
+    # Negative control: make LSA misclassify every arm in every run; it is then never the lowest.
+    worst = frame.copy()
+    lsa = worst["algorithm"] == "LSA"
+    for column in (c for c in frame.columns if c.startswith("sum_T")):
+        rows = lsa & worst[column].notna()  # the budgets of each setup only
+        worst.loc[rows, column] = worst.loc[rows, "runs"] * worst.loc[rows, "n"]
+        worst.loc[rows, column.replace("sum_", "squares_")] = worst.loc[rows, "runs"] * worst.loc[rows, "n"] ** 2
+    flipped = tao.claims(worst)
+    assert (flipped["holds"] == "no").all() and flipped["ours"].str.startswith("LSA lowest at 0 of").all()

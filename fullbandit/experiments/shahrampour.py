@@ -207,3 +207,67 @@ def plot_fig3(frame: pd.DataFrame, path: Path) -> None:
     figure.tight_layout()
     figure.savefig(path, dpi=110)
     plt.close(figure)
+
+
+def _rates(frame: pd.DataFrame) -> pd.DataFrame:
+    """Misidentification and its standard error per (setup, M, T) row and algorithm column."""
+    table = summarize(frame).reset_index()
+    table["se"] = np.sqrt(table["misidentification"] * (1 - table["misidentification"]) / table["runs"])
+    keys = [column for column in ("setup", "M") if column in table.columns] + ["T"]
+    return table.pivot_table(index=keys, columns="algorithm", values=["misidentification", "se"])
+
+
+def _claim(records: list, claim: str, where: str, ours: str, holds: bool) -> None:
+    records.append({"paper's claim": claim, "where": where, "ours": ours, "holds": "yes" if holds else "no"})
+
+
+def _show(rates, labels) -> str:
+    return ", ".join(f"{label} {rates[label]:.3f}" for label in labels)
+
+
+def fig2_claims(frame: pd.DataFrame) -> pd.DataFrame:
+    """Section IV-A's statements about Figure 2, checked on our runs (misidentification, lower is better)."""
+    table = _rates(frame)
+    rate = table["misidentification"]
+    low_p, high_p = ["NSAR p=0.7", "NSAR p=0.85"], ["NSAR p=1.1", "NSAR p=1.2", "NSAR p=1.3"]
+    records: list = []
+    for (setup, m, budget), row in rate.iterrows():
+        if not set(ALGORITHMS) <= set(row.index):
+            continue  # a grid without some of the paper's algorithms: its statements cannot be checked
+        where = f"setup {setup}, M = {m}, T = {budget:,}"
+        others = [label for label in row.index if label != "Uniform"]
+        _claim(records, "Uniform is the worst", where, f"Uniform {row['Uniform']:.3f}, next worst "
+               f"{row[others].max():.3f}", bool(row["Uniform"] > row[others].max()))
+        if setup == 1:
+            _claim(records, "p < 1 beats SAR", where, _show(row, [*low_p, "SAR"]), bool(row[low_p].min() < row["SAR"]))
+            _claim(records, "AT-LUCB beats NSAR with p < 1", where, _show(row, ["AT-LUCB", *low_p]),
+                   bool(row["AT-LUCB"] < row[low_p].min()))
+        elif setup in (2, 3, 6):
+            beaten = int((row[high_p] < max(row["SAR"], row["AT-LUCB"])).sum())
+            _claim(records, "two or more of p > 1 beat SAR or AT-LUCB", where,
+                   _show(row, [*high_p, "SAR", "AT-LUCB"]), beaten >= 2)
+        elif setup == 4:
+            _claim(records, "every p > 1 beats SAR", where, _show(row, [*high_p, "SAR"]),
+                   bool((row[high_p] < row["SAR"]).all()))
+        elif setup == 5:
+            _claim(records, "every p > 1 beats SAR and AT-LUCB", where, _show(row, [*high_p, "SAR", "AT-LUCB"]),
+                   bool((row[high_p] < min(row["SAR"], row["AT-LUCB"])).all()))
+    return pd.DataFrame.from_records(records)
+
+
+def fig3_claims(frame: pd.DataFrame) -> pd.DataFrame:
+    """Section IV-B's statements about Figure 3, at every budget of our run."""
+    rate = _rates(frame)["misidentification"]
+    records: list = []
+    for budget, row in rate.iterrows():
+        if not set(ALGORITHMS) <= set(row.index):
+            continue  # a grid without some of the paper's algorithms: its statements cannot be checked
+        where = f"T = {budget:,}"
+        _claim(records, "p = 0.85 beats SAR and AT-LUCB", where, _show(row, ["NSAR p=0.85", "SAR", "AT-LUCB"]),
+               bool(row["NSAR p=0.85"] < min(row["SAR"], row["AT-LUCB"])))
+        _claim(records, "p = 1.1 does not beat SAR", where, _show(row, ["NSAR p=1.1", "SAR"]),
+               bool(row["NSAR p=1.1"] >= row["SAR"]))
+        others = [label for label in row.index if label != "Uniform"]
+        _claim(records, "Uniform is the worst", where, f"Uniform {row['Uniform']:.3f}, next worst "
+               f"{row[others].max():.3f}", bool(row["Uniform"] > row[others].max()))
+    return pd.DataFrame.from_records(records)

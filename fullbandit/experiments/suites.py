@@ -44,6 +44,8 @@ class Suite:
     plot: Callable[[pd.DataFrame, Path], None]
     default_runs: int
     summarize: Callable[[pd.DataFrame], pd.DataFrame] = summarize_identification
+    #: ``claims(frame)``: the paper's statements about the figure, checked on the runs (optional).
+    claims: Callable[[pd.DataFrame], pd.DataFrame] | None = None
 
 
 def planted_gap_instance(rng, n: int, k: int, min_gap: float, sigma: float) -> Instance:
@@ -183,7 +185,7 @@ def _register_tao() -> None:
         "(about 27 minutes with --jobs 2 on 2 shared cores; 1000 runs took 5.4). "
         "Paper's statement: LSA is best in Setup 1 (APT(.025), APT(.05) close) and clearly best in Setups 2 and 3 "
         "for almost all T.",
-        tao.build_grid, tao.plot, default_runs=tao.DEFAULT_RUNS, summarize=tao.summarize)
+        tao.build_grid, tao.plot, default_runs=tao.DEFAULT_RUNS, summarize=tao.summarize, claims=tao.claims)
 
 
 def _register_feedback_cost() -> None:
@@ -207,7 +209,7 @@ def _register_shahrampour() -> None:
         "good as SAR and AT-LUCB (beats at least one); in setup 4 p > 1 beats SAR; in setup 5 p > 1 beats SAR "
         "and AT-LUCB; Uniform is worst everywhere.",
         shahrampour.build_fig2_grid, shahrampour.plot_fig2, default_runs=shahrampour.FIG2_RUNS,
-        summarize=shahrampour.summarize)
+        summarize=shahrampour.summarize, claims=shahrampour.fig2_claims)
     SUITES["shahrampour-fig3"] = Suite(
         "shahrampour-fig3",
         "Shahrampour and Tarokh, Figure 3: the New Yorker caption contest 559 (138 captions, votes as rewards 0, "
@@ -216,7 +218,7 @@ def _register_shahrampour() -> None:
         "data (not shipped: no licence found). Paper's statement: NSAR with p = 0.85 beats SAR and AT-LUCB; "
         "p = 1.1 does not beat SAR; Uniform is worse by orders of magnitude.",
         shahrampour.build_fig3_grid, shahrampour.plot_fig3, default_runs=shahrampour.FIG3_RUNS,
-        summarize=shahrampour.summarize)
+        summarize=shahrampour.summarize, claims=shahrampour.fig3_claims)
 
 
 def get_suite(name: str) -> Suite:

@@ -124,7 +124,7 @@ def summarize(frame: pd.DataFrame) -> pd.DataFrame:
             regret = total / runs
             spread = math.sqrt(max(squares / runs - regret**2, 0.0) * runs / max(runs - 1, 1) / runs)
             records.append({"algorithm": label, "setup": int(setup), "T": budget, "runs": runs, "regret": regret,
-                            "log_regret_per_arm": _log(regret / arms),
+                            "se": spread, "log_regret_per_arm": _log(regret / arms),
                             "log_low": _log((regret - 1.96 * spread) / arms),
                             "log_high": _log((regret + 1.96 * spread) / arms)})
     return pd.DataFrame.from_records(records).set_index(["setup", "algorithm", "T"]).sort_index()
@@ -160,3 +160,43 @@ def plot(frame: pd.DataFrame, path: Path) -> None:
     figure.tight_layout()
     figure.savefig(path, dpi=110)
     plt.close(figure)
+
+
+#: Section 5's statements about Figure 1, per setup.
+CLAIMS = {1: "LSA works best among all choices of budget T",
+          2: "LSA consistently outperforms the other methods over almost all budgets T",
+          3: "LSA consistently outperforms the other methods over almost all budgets T"}
+
+
+def claims(frame: pd.DataFrame) -> pd.DataFrame:
+    """The paper's statements checked on our runs: at how many budgets LSA has the lowest regret.
+
+    ``tied`` counts the budgets where LSA is above the lowest by less than two standard errors
+    of the difference (not significantly worse); the paper's own test is a paired t-test.
+    """
+    table = summarize(frame).reset_index()
+    records = []
+    for setup, panel in table.groupby("setup"):
+        best = tied = 0
+        shortfall: tuple[float, int, str] | None = None  # LSA's largest margin above the lowest
+        budgets = sorted(panel["T"].unique())
+        for budget in budgets:
+            point = panel[panel["T"] == budget].set_index("algorithm")
+            if "LSA" not in point.index or len(point) < 2:
+                continue
+            others = point.drop(index="LSA")
+            rival = others["regret"].idxmin()
+            margin = point.loc["LSA", "regret"] - others.loc[rival, "regret"]
+            noise = 2 * math.hypot(point.loc["LSA", "se"], others.loc[rival, "se"])
+            best += bool(margin <= 0)
+            tied += bool(0 < margin < noise)
+            if margin > 0 and (shortfall is None or margin > shortfall[0]):
+                shortfall = (margin, budget, rival)
+        worst = "" if shortfall is None else \
+            f"; largest shortfall at T = {shortfall[1]:,}: {shortfall[2]} below LSA by {shortfall[0]:.4f}"
+        records.append({"paper's claim": CLAIMS.get(int(setup), ""), "where": f"setup {setup}",
+                        "ours": f"LSA lowest at {best} of {len(budgets)} budgets, within two standard errors of the "
+                                f"lowest at {tied} more{worst}",
+                        "holds": "yes" if best + tied == len(budgets) else ("mostly" if best >= len(budgets) / 2
+                                                                           else "no")})
+    return pd.DataFrame.from_records(records)
