@@ -385,3 +385,17 @@ def test_easy_instance_misidentification_below_tolerance(instance):
                          ids=lambda x: x if isinstance(x, str) else x.__name__)
 def test_negative_controls_exceed_the_tolerance(control, instance):
     assert misidentification(control, instance)[0] > INSTANCES[instance][2]
+
+
+def test_a_run_to_a_larger_budget_extends_a_shorter_one():
+    """AT-LUCB is anytime: the answers after t samples do not depend on the budget (what the batched suites use)."""
+    import fullbandit as fb
+    from fullbandit.semi import ATLUCB
+    from fullbandit.semi.batch import BernoulliBatch
+    from fullbandit.semi.sequential import simulate
+
+    assert ATLUCB.anytime
+    arms = BernoulliBatch([0.7, 0.65, 0.5, 0.5, 0.4, 0.3])
+    short = simulate(ATLUCB(fb.TopK(6, 2), budget=300), arms, runs=50, seed=4, checkpoints=(150, 300))
+    long = simulate(ATLUCB(fb.TopK(6, 2), budget=900), arms, runs=50, seed=4, checkpoints=(150, 300, 900))
+    assert all(np.array_equal(short.answers[t], long.answers[t]) for t in (150, 300))

@@ -176,6 +176,7 @@ class ATLUCB(SequentialPerArm):
     """
 
     name = "at-lucb"
+    anytime: ClassVar[bool] = True  # the budget only ends the run
     parameter_constraints: ClassVar[dict[str, list]] = CONSTRAINTS
 
     epsilon: float

@@ -92,6 +92,9 @@ class SequentialPerArm(PerArmRounds):
 
     setting: ClassVar[str] = "fixed-budget"
     parameter_constraints: ClassVar[dict[str, list]] = FIXED_BUDGET_CONSTRAINTS
+    #: Whether the rule ignores the budget, so that one run to ``T`` gives the answers at every
+    #: ``t <= T`` (:func:`simulate` with checkpoints).
+    anytime: ClassVar[bool] = False
 
     # --- the policy, in array form (rows: independent runs) -------------------------------
     def _policy_start(self, runs: int) -> dict[str, np.ndarray]:

@@ -88,9 +88,7 @@ class _ThresholdPolicy(SequentialPerArm):
 
     decision_classes: ClassVar[tuple[type, ...]] = (Thresholding,)
     setting: ClassVar[str] = "fixed-budget"
-    #: Whether the rule ignores the budget, so that one run to ``T`` gives the answers at every
-    #: ``t <= T`` (:func:`fullbandit.semi.sequential.simulate` with checkpoints).
-    anytime: ClassVar[bool] = True
+    anytime: ClassVar[bool] = True  # UCBE, whose constant a depends on T, is not
     problem: Thresholding  # type: ignore[assignment]  # PerArmRounds declares TopK (its top-k subclasses)
 
     def _gaps(self, counts: np.ndarray, sums: np.ndarray) -> np.ndarray:
