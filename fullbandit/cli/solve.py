@@ -21,7 +21,7 @@ from fullbandit.full.saqm import WIDTH_BOUNDS
 from fullbandit.full.static import ALLOCATIONS
 from fullbandit.instances import REWARD_MODELS, team_environment
 from fullbandit.metrics import misclassified
-from fullbandit.problem import Thresholding, TopK
+from fullbandit.problem import PartitionMatroid, Thresholding, TopK
 
 # Defaults chosen so the default run finishes in seconds: IT has a tie at the 10th
 # accuracy (0.64 and 0.64), so epsilon must be positive; 0.5 is 0.05 per team member.
@@ -119,9 +119,12 @@ def thresholding_algorithms() -> tuple[str, ...]:
 
 
 def list_algorithms() -> None:
-    print(f"{'name':<18}{'feedback':<10}{'guarantee':<14}{'setting':<18}summary")
+    print(f"{'name':<22}{'feedback':<10}{'guarantee':<14}{'setting':<18}{'problems':<15}summary")
+    matroid = PartitionMatroid((0, 0, 1, 1), (1, 1), 2)
     for spec in registry.specs():
-        print(f"{spec.name:<18}{spec.feedback:<10}{spec.guarantee:<14}{spec.setting:<18}{spec.summary}")
+        problems = "threshold" if Thresholding in spec.decision_classes else \
+            "top-k, matroid" if spec.supports(matroid) else "top-k"
+        print(f"{spec.name:<22}{spec.feedback:<10}{spec.guarantee:<14}{spec.setting:<18}{problems:<15}{spec.summary}")
 
 
 def run(args) -> int:
