@@ -126,8 +126,7 @@ class ATLUCB(SequentialPerArm):
     -----
     What was checked, and against what. The paper's text was not available to us (only its
     abstract: anytime Explore-m, the name AT-LUCB); the following were checked against three
-    independent public implementations of AT-LUCB (read, not copied), and agree with the
-    integrator's recollection of the paper:
+    independent public implementations of AT-LUCB (read, not copied):
 
     * the schedule ``delta_s = delta1 alpha^(s-1)``, ``S(0) = 1``, and the stage increase
       "while ``TERM`` holds" with ``J(t)`` reset to the empirical top-m on a change and
