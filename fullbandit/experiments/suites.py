@@ -182,7 +182,7 @@ def _register_tao() -> None:
         "Bernoulli setups (threshold 0.5; T up to 1000, 40000, 100000): LSA(1.35), APT(0, .025, .05, .1), UCBE(-1, "
         "0, 4) with the true hardness, Opt-KG(1,1), Opt-KG(.5,.5), Uniform; runs advanced together as arrays in "
         f"batches of {tao.BATCH_RUNS}. The paper averages {tao.PAPER_RUNS} runs per point, as does the default "
-        "(18 minutes with --jobs 2 on 2 cores; Opt-KG and UCBE take 85% of it). "
+        "(18 minutes with --jobs 2 on 2 cores; Opt-KG and UCBE take 87% of it). "
         "Paper's statement: LSA is best in Setup 1 (APT(.025), APT(.05) close) and clearly best in Setups 2 and 3 "
         "for almost all T.",
         tao.build_grid, tao.plot, default_runs=tao.DEFAULT_RUNS, summarize=tao.summarize, claims=tao.claims)

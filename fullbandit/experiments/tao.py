@@ -50,7 +50,7 @@ BUDGETS: dict[int, tuple[int, ...]] = {
 }
 PAPER_RUNS = 5000
 #: ``fullbandit bench tao-fig1`` without ``--runs``: the paper's 5000. Measured with ``--jobs 2``
-#: on 2 cores: 5000 runs took 18.1 minutes (1086 s; 4320 s of runs, Opt-KG and UCBE 85% of them).
+#: on 2 cores: 5000 runs took 18.1 minutes (1086 s; 2160 s of runs, Opt-KG and UCBE 87% of them).
 DEFAULT_RUNS = PAPER_RUNS
 
 #: Figure 1's legend -> (registry name, options).
