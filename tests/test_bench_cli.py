@@ -82,10 +82,6 @@ import signal
 import sys
 import time
 
-# A terminal's foreground job has the default Ctrl-C handler; a test suite started in the
-# background by a non-interactive shell runs with SIGINT ignored, which its children inherit.
-signal.signal(signal.SIGINT, signal.default_int_handler)
-
 import numpy as np
 
 import fullbandit as fb
@@ -107,6 +103,10 @@ def build(runs):
 
 
 if __name__ == "__main__":
+    # A terminal's foreground job has the default Ctrl-C handler; a test suite started in the
+    # background by a non-interactive shell runs with SIGINT ignored, which its children inherit.
+    # Only here: the spawned workers import this file again, and must keep SIGINT ignored.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     suites.get_suite("dks")  # registers the built-in suites
     suites.SUITES["slow"] = suites.Suite("slow", "toy runs of 0.2 s", build, lambda frame, path: None, 500)
     sys.exit(main(["bench", "slow", "--jobs", "2", "--out", sys.argv[1], "--no-progress"]))
