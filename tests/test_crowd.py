@@ -255,3 +255,68 @@ def test_sparse_replay_with_fb_run_finds_the_best_team_for_full_and_semi_feedbac
         result = fb.run(algorithm, crowd.environment("replay", feedback=feedback, seed=1), progress=False)
         assert result.answer == (0, 1), (name, result.answer)
         assert result.best == crowd.best_team(2) == (0, 1)
+
+
+# --- fullbandit solve --data ---------------------------------------------------------------
+
+def campaign(tmp_path, n_workers=6, n_tasks=60, seed=7):
+    """Answers and gold CSVs of a sparse campaign, and each worker's accuracy computed here."""
+    rng = np.random.default_rng(seed)
+    truth = rng.integers(0, 2, n_tasks)
+    skill = np.array([0.95, 0.9, 0.55, 0.5, 0.45, 0.4])[:n_workers]
+    rows = []
+    for w in range(n_workers):
+        for t in range(n_tasks):
+            if rng.random() < 0.6:  # each worker answers about 60% of the tasks
+                label = truth[t] if rng.random() < skill[w] else 1 - truth[t]
+                rows.append((f"q{t}", f"w{w}", int(label)))
+    answers = pd.DataFrame(rows, columns=["task", "worker", "label"])
+    answers.to_csv(tmp_path / "answers.csv", index=False)
+    pd.DataFrame({"task": [f"q{t}" for t in range(n_tasks)], "true_label": truth}).to_csv(
+        tmp_path / "gold.csv", index=False)
+    right = answers["label"].to_numpy() == truth[answers["task"].str[1:].astype(int)]
+    return pd.Series(right).groupby(answers["worker"]).mean()
+
+
+def test_solve_runs_on_the_user_s_own_files_and_picks_the_most_accurate_workers(tmp_path, capsys):
+    from fullbandit.cli import main
+    accuracies = campaign(tmp_path)
+    best = set(accuracies.sort_values(ascending=False).index[:2])
+    assert accuracies.sort_values(ascending=False).iloc[1] - accuracies.sort_values(ascending=False).iloc[2] > 0.1
+    argv = ["solve", "--data", str(tmp_path / "answers.csv"), "--gold", str(tmp_path / "gold.csv"), "--k", "2",
+            "--epsilon", "0.1", "--reward-model", "replay", "--no-progress", "--json"]
+    assert main(argv) == 0
+    import json
+    output = json.loads(capsys.readouterr().out)
+    assert dict(zip(output["workers"]["worker_ids"], output["workers"]["accuracies"], strict=True)) == \
+        pytest.approx(accuracies.to_dict())
+    answer = {output["workers"]["worker_ids"][i] for i in output["answer"]}
+    assert answer == best
+    assert main(argv[:-1]) == 0
+    assert f"team          {', '.join(sorted(best, key=output['workers']['worker_ids'].index))}" in \
+        capsys.readouterr().out
+
+
+def test_solve_data_errors_name_the_file_and_options_conflict(tmp_path, capsys):
+    from fullbandit.cli import main
+    campaign(tmp_path)
+    assert main(["solve", "--data", str(tmp_path / "nowhere.csv"), "--gold", str(tmp_path / "gold.csv")]) == 2
+    assert "answers file not found: " + str(tmp_path / "nowhere.csv") in capsys.readouterr().err
+    bad = write(tmp_path / "bad.csv", "task,worker,label\nq1,w1,1\nq1,w1,0\n")
+    assert main(["solve", "--data", str(bad), "--gold", str(tmp_path / "gold.csv")]) == 2
+    assert f"{bad}: worker 'w1' answered task 'q1' more than once (line 2, line 3" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as raised:
+        main(["solve", "--dataset", "it", "--data", str(tmp_path / "answers.csv")])
+    assert raised.value.code == 2 and "not allowed with argument" in capsys.readouterr().err
+    assert main(["solve", "--gold", str(tmp_path / "gold.csv")]) == 2
+    assert "--gold applies only with --data" in capsys.readouterr().err
+
+
+def test_solve_data_reports_the_loader_s_drops_on_stderr(tmp_path, capsys):
+    from fullbandit.cli import main
+    campaign(tmp_path)
+    assert main(["solve", "--data", str(tmp_path / "answers.csv"), "--gold", str(tmp_path / "gold.csv"), "--k", "2",
+                 "--min-answers", "1000", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "warning: 6 workers with fewer than min_answers=1000 gold answers dropped" in err
+    assert "no worker has min_answers=1000" in err
