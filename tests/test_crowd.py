@@ -112,8 +112,7 @@ def test_long_takes_gold_from_the_answers_frame_and_custom_column_names():
     answers = pd.DataFrame({"item": [1, 1, 2], "annotator": ["a", "b", "a"], "vote": [0, 1, 1], "gold": [0, 0, 1]})
     table = load_long(answers, None, task="item", worker="annotator", label="vote", true_label="gold")
     assert table.accuracies.tolist() == [1.0, 0.0]
-    answers.loc[2, "gold"] = 0  # task 1 has gold 0 twice, task 2 gold 0: consistent
-    answers.loc[1, "gold"] = 1  # now task 1 has two different gold labels
+    answers.loc[1, "gold"] = 1  # task 1 now has two different gold labels
     with pytest.raises(InvalidParameterError, match=r"^answers, row 2, column 'gold': task '1' has true label '1' "
                                                     r"here but '0' at row 1"):
         load_long(answers, task="item", worker="annotator", label="vote", true_label="gold")
@@ -189,16 +188,10 @@ def test_wide_drops_questions_without_truth_and_truth_nobody_was_asked(tmp_path)
     assert table.task_ids == ("1",) and table.accuracies.tolist() == [1.0, 0.0]
 
 
-def test_wide_leaves_the_embedded_tables_alone():
-    # load_quiz and the embedded tables keep their row-order derivation (tests/test_datasets.py).
-    from fullbandit.datasets import load_dataset
-    data = load_dataset("it")
-    assert (data.n_questions, data.n_workers) == (25, 36)
-
-
 # --- CrowdTable and SparseReplay -----------------------------------------------------------
 
-SPARSE = [[1, np.nan, 0, 1], [0, 1, np.nan, 1], [np.nan, 1, 0, 0], [1, 0, np.nan, np.nan]]
+# Worker e answered one task (rightly): a draw that strays into its blank cells would score 0.
+SPARSE = [[1, np.nan, 0, 1, 1], [0, 1, np.nan, 1, np.nan], [np.nan, 1, 0, 0, np.nan], [1, 0, np.nan, np.nan, np.nan]]
 
 
 def test_crowd_table_refuses_entries_other_than_0_1_nan_and_workers_without_answers():
@@ -210,10 +203,10 @@ def test_crowd_table_refuses_entries_other_than_0_1_nan_and_workers_without_answ
 
 @pytest.mark.parametrize("model", ["replay", "bernoulli"])
 def test_environment_means_are_the_empirical_accuracies(model):
-    table = CrowdTable(("a", "b", "c", "d"), ("q1", "q2", "q3", "q4"), SPARSE)
+    table = CrowdTable(("a", "b", "c", "d", "e"), ("q1", "q2", "q3", "q4"), SPARSE)
     environment = table.environment(model, seed=0)
-    assert environment.means.tolist() == [2 / 3, 2 / 3, 0.0, 2 / 3]  # never diluted by the blanks
-    assert environment.labels == ("a", "b", "c", "d")
+    assert environment.means.tolist() == [2 / 3, 2 / 3, 0.0, 2 / 3, 1.0]  # never diluted by the blanks
+    assert environment.labels == ("a", "b", "c", "d", "e")
     assert environment.noise_scales(4) == (0.5, 1.0) and environment.reward_ranges(3) == ((0.0, 1.0), (0.0, 3.0))
     with pytest.raises(InvalidParameterError, match="model='sparse' is not one of the allowed values: 'replay'"):
         table.environment("sparse")
@@ -221,9 +214,10 @@ def test_environment_means_are_the_empirical_accuracies(model):
 
 def test_sparse_replay_single_pulls_read_only_answered_cells():
     replay = SparseReplay(SPARSE, feedback="semi", seed=1)
-    draws = np.array([replay.pull((0, 1, 2, 3)) for _ in range(4000)])
+    draws = np.array([replay.pull((0, 1, 2, 3, 4)) for _ in range(4000)])
     assert set(np.unique(draws)) <= {0.0, 1.0}
-    assert draws[:, 2].max() == 0.0  # worker 2's two answers are both wrong: a blank never scores
+    assert draws[:, 2].max() == 0.0  # worker c's two answers are both wrong: a blank never scores
+    assert draws[:, 4].min() == 1.0  # worker e's one answer is right: a blank is never drawn as wrong
 
 
 @pytest.mark.parametrize("count", [1, 25])
@@ -232,7 +226,7 @@ def test_sparse_replay_sampled_means_converge_to_the_accuracies(count):
     # a tolerance of 0.02 is over 5.6 standard errors, so a correct replay fails with probability < 1e-7.
     replay = SparseReplay(SPARSE, feedback="semi", seed=2)
     pulls = 20_000 // count
-    totals = sum(replay.pull((0, 1, 2, 3), count=count) for _ in range(pulls))
+    totals = sum(replay.pull((0, 1, 2, 3, 4), count=count) for _ in range(pulls))
     np.testing.assert_allclose(totals / (pulls * count), replay.means, atol=0.02)
     full = SparseReplay(SPARSE, seed=3)
     sums = sum(full.pull((0, 1, 3), count=count) for _ in range(pulls))
