@@ -314,3 +314,21 @@ def test_solve_data_reports_the_loader_s_drops_on_stderr(tmp_path, capsys):
     err = capsys.readouterr().err
     assert "warning: 6 workers with fewer than min_answers=1000 gold answers dropped" in err
     assert "no worker has min_answers=1000" in err
+
+
+def test_solve_data_takes_other_column_names_and_gold_in_the_answers_file(tmp_path, capsys):
+    from fullbandit.cli import main
+    accuracies = campaign(tmp_path)
+    answers = pd.read_csv(tmp_path / "answers.csv").merge(pd.read_csv(tmp_path / "gold.csv"), on="task")
+    answers.rename(columns={"task": "item", "label": "vote", "true_label": "gold"}).to_csv(
+        tmp_path / "combined.csv", index=False)
+    argv = ["solve", "--data", str(tmp_path / "combined.csv"), "--k", "2", "--epsilon", "0.1", "--no-progress",
+            "--json", "--columns", "task=item,label=vote,true_label=gold"]
+    assert main(argv) == 0
+    import json
+    workers = json.loads(capsys.readouterr().out)["workers"]
+    assert dict(zip(workers["worker_ids"], workers["accuracies"], strict=True)) == pytest.approx(accuracies.to_dict())
+    assert main(argv[:-1] + ["task=item,colour=vote"]) == 2
+    assert "ROLE one of task, worker, label, true_label; got 'colour=vote'" in capsys.readouterr().err
+    assert main(argv[:-2]) == 2
+    assert "combined.csv: column 'task' is missing" in capsys.readouterr().err

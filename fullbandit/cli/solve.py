@@ -61,6 +61,9 @@ def add_parser(commands) -> None:
     parser.add_argument("--gold", metavar="GOLD.CSV", default=None,
                         help="with --data: the true labels, a CSV file with columns task,true_label (default: a "
                              "true_label column of the --data file)")
+    parser.add_argument("--columns", default=None, metavar="ROLE=NAME,...",
+                        help="with --data: column names other than the defaults, e.g. "
+                             "task=item,worker=annotator,label=vote,true_label=gold")
     parser.add_argument("--min-answers", type=int, default=None,
                         help="with --data: drop workers with fewer gold answers (default: 1)")
     parser.add_argument("--k", type=int, default=10, help="team size (default: 10)")
@@ -153,7 +156,7 @@ def run(args) -> int:
     check_int("seed", args.seed, low=0)
     spec = registry.get(args.algorithm)
     if args.data is None:
-        for option in ("gold", "min_answers"):
+        for option in ("gold", "min_answers", "columns"):
             if getattr(args, option) is not None:
                 raise InvalidParameterError(f"--{option.replace('_', '-')} applies only with --data")
         return _run_dataset(args, spec)
@@ -197,12 +200,32 @@ def _run_dataset(args, spec: registry.AlgorithmSpec) -> int:
     return 0
 
 
-def load_files(answers: str, gold: str | None, min_answers: int | None) -> CrowdTable:
+COLUMN_ROLES = ("task", "worker", "label", "true_label")
+
+
+def parse_columns(text: str | None) -> dict[str, str]:
+    """``"task=item,label=vote"`` as ``{"task": "item", "label": "vote"}``, roles checked."""
+    columns: dict[str, str] = {}
+    for item in (text or "").split(","):
+        if not item.strip():
+            continue
+        role, _, name = item.partition("=")
+        role, name = role.strip(), name.strip()
+        if role not in COLUMN_ROLES or not name:
+            raise InvalidParameterError(f"--columns {text!r}: each item must be ROLE=NAME with ROLE one of "
+                                        f"{', '.join(COLUMN_ROLES)}; got {item.strip()!r}")
+        columns[role] = name
+    return columns
+
+
+def load_files(answers: str, gold: str | None, min_answers: int | None, columns: str | None = None) -> CrowdTable:
     """The user's long-format files as a :class:`CrowdTable`; the loader's warnings go to stderr."""
+    names = parse_columns(columns)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", CrowdDataWarning)
         try:
-            return load_long(answers, gold, min_answers=1 if min_answers is None else min_answers, name=answers)
+            return load_long(answers, gold, min_answers=1 if min_answers is None else min_answers, name=answers,
+                             **names)
         except FileNotFoundError as error:
             raise InvalidParameterError(str(error)) from None
         finally:  # the drops explain an error too ("no worker left")
@@ -215,7 +238,7 @@ def _run_files(args, spec: registry.AlgorithmSpec) -> int:
     if args.reward_model not in ("bernoulli", "replay"):
         raise InvalidParameterError(f"--reward-model {args.reward_model} does not apply to --data; "
                                     f"use bernoulli or replay")
-    table = load_files(args.data, args.gold, args.min_answers)
+    table = load_files(args.data, args.gold, args.min_answers, args.columns)
     problem = decision_problem(spec, table.n_workers, args)
     environment_seed, algorithm_seed = np.random.SeedSequence(args.seed).spawn(2)
     environment = table.environment(args.reward_model, feedback=spec.feedback, seed=environment_seed)
