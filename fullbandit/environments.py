@@ -615,3 +615,93 @@ def _validated_count(count) -> int:
     if type(count) is not int and (isinstance(count, bool) or not isinstance(count, numbers.Integral)) or count < 1:
         raise InvalidParameterError(f"count={count!r} must be an integer >= 1")
     return int(count)
+
+
+class SparseReplay(BernoulliTeam):
+    """Replay of a sparse answer table: each member draws one of *its own* answered tasks.
+
+    A real crowd leaves most (worker, task) cells empty, so a task drawn for the whole team
+    is usually unanswered by someone. The rule here: on every pull each member draws, with
+    replacement and independently of the other members, one task uniformly among the tasks
+    *it* answered, and scores 1 if its answer was right. Hence
+
+    * worker ``i``'s mean is exactly its empirical accuracy (correct / answered), so the
+      truth a simulation judges against is the real accuracy, never one diluted by the
+      unanswered cells (filling them with 0 and using :class:`Replay` would rank workers
+      by accuracy times fraction answered);
+    * members are independent and each reward is 0/1: ``R = 1/2`` per member, the sum of
+      ``k`` members is ``sqrt(k)/2``-sub-Gaussian and lies in ``[0, k]``. A member's
+      reward is Bernoulli with its accuracy, so this is :class:`BernoulliTeam` with the
+      empirical accuracies, except that a single pull reads a real recorded answer; a
+      block of pulls is drawn as one binomial per member (exact for 0/1 rewards).
+
+    What it gives up: answers of members on the same task are not replayed jointly, so a
+    correlation between workers (two who copy each other) is not reproduced.
+
+    Parameters
+    ----------
+    table : CrowdTable or array_like of shape (n_tasks, n_workers)
+        1 (right), 0 (wrong) or NaN (no answer); a masked array's masked entries are
+        missing too. A :class:`fullbandit.datasets.crowd.CrowdTable` (anything with a
+        ``correct`` table and ``worker_ids``) gives its worker ids as labels.
+    feedback : {"full", "semi"}
+    seed, labels
+        As for :class:`Environment`.
+
+    Raises
+    ------
+    InvalidParameterError
+        If an entry is not 0, 1 or missing, or a worker answered no task (its accuracy
+        is undefined); the message names the worker column.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fullbandit.environments import SparseReplay
+    >>> nan = np.nan
+    >>> replay = SparseReplay([[1, nan, 0], [0, 1, nan], [nan, 1, 0]], seed=0)
+    >>> replay.means.tolist(), replay.noise_scales(2)   # 1/2, 2/2, 0/2: blanks do not count
+    ([0.5, 1.0, 0.0], (0.5, 0.7071067811865476))
+    >>> float(replay.pull((1, 2), count=5))              # worker 1 always right, 2 always wrong
+    5.0
+    """
+
+    def __init__(self, table, *, feedback="full", seed=None, labels=None):
+        if hasattr(table, "correct") and hasattr(table, "worker_ids"):
+            labels = table.worker_ids if labels is None else labels
+            table = table.correct
+        matrix = np.ma.filled(np.ma.asarray(table, dtype=float), np.nan)
+        if matrix.ndim != 2 or matrix.shape[0] < 1:
+            raise InvalidParameterError(
+                f"table must be a 2-D (tasks x workers) table, got shape {matrix.shape}")
+        answered = ~np.isnan(matrix)
+        bad = answered & (matrix != 0) & (matrix != 1)
+        if bad.any():
+            task, worker = np.argwhere(bad)[0]
+            raise InvalidParameterError(
+                f"table must hold only 0, 1 or NaN (no answer): {float(matrix[task, worker])!r} at "
+                f"table[{task}, {worker}]")
+        counts = answered.sum(axis=0)
+        if (counts == 0).any():
+            worker = int(np.flatnonzero(counts == 0)[0])
+            raise InvalidParameterError(
+                f"table column {worker} answered no task, so its accuracy is undefined; drop such workers "
+                f"(e.g. load_long(..., min_answers=1))")
+        # Each worker's answers packed at the top of its column, so a draw is one index per member.
+        packed = np.zeros((int(counts.max()), matrix.shape[1]))
+        for worker in range(matrix.shape[1]):
+            packed[:counts[worker], worker] = matrix[answered[:, worker], worker]
+        self._packed, self._counts = packed, counts
+        super().__init__(packed.sum(axis=0) / counts, feedback=feedback, seed=seed, labels=labels)
+
+    @property
+    def n_answered(self) -> np.ndarray:
+        """How many tasks each worker answered (the pool its draws come from)."""
+        return self._counts.copy()
+
+    def member_rewards(self, arms, count):
+        if count == 1:
+            # A uniform task among the member's own answered ones: floor(u * answered).
+            rows = (self._uniforms.take(arms.size) * self._counts[arms]).astype(np.intp)
+            return self._packed[rows, arms]
+        return super().member_rewards(arms, count)

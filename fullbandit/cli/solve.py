@@ -1,4 +1,9 @@
-"""``fullbandit solve``: a simulated team search on an embedded data set.
+"""``fullbandit solve``: a simulated team search on an embedded data set or on a user's own files.
+
+``--data answers.csv --gold gold.csv`` reads a long table (``task,worker,label`` and
+``task,true_label``) with :func:`fullbandit.datasets.crowd.load_long`; each worker's mean is
+its accuracy over the gold tasks it answered, and the ``replay`` model replays each worker's
+own answers (:class:`fullbandit.environments.SparseReplay`).
 
 Algorithms and their options come from :mod:`fullbandit.registry`: an option is passed to
 the chosen algorithm when its constructor has a parameter of that name, and refused with a
@@ -8,6 +13,8 @@ clear message when it has none. Nothing here is specific to one algorithm.
 from __future__ import annotations
 
 import json
+import sys
+import warnings
 
 import numpy as np
 
@@ -15,6 +22,7 @@ from fullbandit import driver, registry
 from fullbandit._validation import InvalidParameterError, check_int
 from fullbandit.allocation import SUPPORT_KINDS
 from fullbandit.datasets import DATASETS, dataset_info, load_dataset
+from fullbandit.datasets.crowd import CrowdDataWarning, CrowdTable, load_long
 from fullbandit.dks import ORACLES
 from fullbandit.estimation import CONFIDENCE_CONSTANTS
 from fullbandit.full.saqm import WIDTH_BOUNDS
@@ -38,13 +46,26 @@ PARAMETER_OPTIONS = ("epsilon", "delta", "budget", "confidence", "width_bound", 
 def add_parser(commands) -> None:
     """Add the sub-command to ``commands`` (an argparse sub-parsers object)."""
     parser = commands.add_parser(
-        "solve", help="pick the best team of k workers on an embedded crowdsourcing data set",
-        description="Simulate a campaign on an embedded data set: for a full-bandit algorithm "
+        "solve", help="pick the best team of k workers on an embedded crowdsourcing data set or your own files",
+        description="Simulate a campaign on an embedded data set (--dataset) or on your own answers "
+                    "(--data answers.csv --gold gold.csv): for a full-bandit algorithm "
                     "every trial of a team shows only its summed reward, for a semi-bandit one "
                     "(e.g. optmai) every worker's reward is seen and the budget counts single "
                     "answers. Prints the team found and, since the simulation knows the truth, "
                     "the best team and the gap. Options that an algorithm does not take are refused.")
-    parser.add_argument("--dataset", choices=DATASETS, default="it", help="embedded data set (default: it)")
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--dataset", choices=DATASETS, default=None, help="embedded data set (default: it)")
+    source.add_argument("--data", metavar="ANSWERS.CSV", default=None,
+                        help="your own answers, a CSV file with columns task,worker,label (one row per answer); "
+                             "graded against --gold")
+    parser.add_argument("--gold", metavar="GOLD.CSV", default=None,
+                        help="with --data: the true labels, a CSV file with columns task,true_label (default: a "
+                             "true_label column of the --data file)")
+    parser.add_argument("--columns", default=None, metavar="ROLE=NAME,...",
+                        help="with --data: column names other than the defaults, e.g. "
+                             "task=item,worker=annotator,label=vote,true_label=gold")
+    parser.add_argument("--min-answers", type=int, default=None,
+                        help="with --data: drop workers with fewer gold answers (default: 1)")
     parser.add_argument("--k", type=int, default=10, help="team size (default: 10)")
     parser.add_argument("--threshold", type=float, default=None,
                         help="for a thresholding algorithm (e.g. lsa, apt): classify every worker as at or above "
@@ -134,6 +155,16 @@ def run(args) -> int:
         return 0
     check_int("seed", args.seed, low=0)
     spec = registry.get(args.algorithm)
+    if args.data is None:
+        for option in ("gold", "min_answers", "columns"):
+            if getattr(args, option) is not None:
+                raise InvalidParameterError(f"--{option.replace('_', '-')} applies only with --data")
+        return _run_dataset(args, spec)
+    return _run_files(args, spec)
+
+
+def _run_dataset(args, spec: registry.AlgorithmSpec) -> int:
+    args.dataset = args.dataset or "it"
     data = load_dataset(args.dataset)
     problem = decision_problem(spec, data.n_workers, args)
     environment_seed, algorithm_seed = np.random.SeedSequence(args.seed).spawn(2)
@@ -166,4 +197,72 @@ def run(args) -> int:
     team = "none" if result.answer is None else f"{accuracies[list(result.answer)].sum():.4f}"
     best_value = accuracies[list(result.best)].sum() if result.best is not None else float("nan")
     print(f"team accuracy {team} (best {best_value:.4f})")
+    return 0
+
+
+COLUMN_ROLES = ("task", "worker", "label", "true_label")
+
+
+def parse_columns(text: str | None) -> dict[str, str]:
+    """``"task=item,label=vote"`` as ``{"task": "item", "label": "vote"}``, roles checked."""
+    columns: dict[str, str] = {}
+    for item in (text or "").split(","):
+        if not item.strip():
+            continue
+        role, _, name = item.partition("=")
+        role, name = role.strip(), name.strip()
+        if role not in COLUMN_ROLES or not name:
+            raise InvalidParameterError(f"--columns {text!r}: each item must be ROLE=NAME with ROLE one of "
+                                        f"{', '.join(COLUMN_ROLES)}; got {item.strip()!r}")
+        columns[role] = name
+    return columns
+
+
+def load_files(answers: str, gold: str | None, min_answers: int | None, columns: str | None = None) -> CrowdTable:
+    """The user's long-format files as a :class:`CrowdTable`; the loader's warnings go to stderr."""
+    names = parse_columns(columns)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", CrowdDataWarning)
+        try:
+            return load_long(answers, gold, min_answers=1 if min_answers is None else min_answers, name=answers,
+                             **names)
+        except FileNotFoundError as error:
+            raise InvalidParameterError(str(error)) from None
+        finally:  # the drops explain an error too ("no worker left")
+            for warning in caught:
+                print(f"fullbandit: warning: {warning.message}", file=sys.stderr)
+
+
+def _run_files(args, spec: registry.AlgorithmSpec) -> int:
+    """``solve --data``: the search on a user's own answers, judged against their real accuracies."""
+    if args.reward_model not in ("bernoulli", "replay"):
+        raise InvalidParameterError(f"--reward-model {args.reward_model} does not apply to --data; "
+                                    f"use bernoulli or replay")
+    table = load_files(args.data, args.gold, args.min_answers, args.columns)
+    problem = decision_problem(spec, table.n_workers, args)
+    environment_seed, algorithm_seed = np.random.SeedSequence(args.seed).spawn(2)
+    environment = table.environment(args.reward_model, feedback=spec.feedback, seed=environment_seed)
+    parameters = algorithm_parameters(spec, args)
+    if "epsilon" in parameters and getattr(spec.cls, "epsilon_per_member", False):
+        parameters["epsilon"] /= args.k
+    algorithm = spec.build(problem, seed=algorithm_seed, **parameters)
+    result = driver.run(algorithm, environment, progress=False if args.no_progress else None)
+    if args.json:
+        inputs = {"data": args.data, "gold": args.gold, "min_answers": args.min_answers, "k": args.k,
+                  "threshold": getattr(problem, "threshold", None), "seed": args.seed,
+                  "reward_model": args.reward_model, "algorithm": spec.name, "parameters": parameters}
+        workers = {"worker_ids": list(table.worker_ids), "accuracies": table.accuracies.tolist(),
+                   "n_answered": table.n_answered.tolist()}
+        print(json.dumps({"inputs": inputs, "workers": workers, **result.as_dict()}, indent=2, default=str))
+        return 0
+    print(f"data          {args.data}: {table.n_workers} workers, {table.n_tasks} gold tasks "
+          f"({int(table.n_answered.sum())} graded answers); reward model {args.reward_model}")
+    print(result.describe())
+    if isinstance(problem, Thresholding):
+        return 0
+    accuracies = table.accuracies
+    if result.answer is not None:
+        print(f"team          {', '.join(table.worker_ids[i] for i in result.answer)}")
+        print(f"team accuracy {accuracies[list(result.answer)].sum():.4f} "
+              f"(best {accuracies[list(table.best_team(args.k))].sum():.4f})")
     return 0

@@ -270,6 +270,8 @@ def load_quiz(folder, name: str | None = None) -> QuizData:
     See Also
     --------
     load_dataset : the same tables, read from the copy embedded in the package.
+    fullbandit.datasets.crowd.load_wide : for your own quiz files: questions matched by id,
+        empty cells as missing answers (not wrong ones), repeated worker ids refused.
 
     References
     ----------
