@@ -11,7 +11,15 @@ from fullbandit import registry
 from fullbandit._validation import InvalidParameterError
 from fullbandit.base import Algorithm, ProtocolError, Pull, StoppingCheck
 from fullbandit.driver import run
-from fullbandit.environments import BernoulliTeam, Categorical, Environment, GaussianArms, GaussianSum, Replay
+from fullbandit.environments import (
+    BernoulliTeam,
+    Categorical,
+    Environment,
+    GaussianArms,
+    GaussianSum,
+    Replay,
+    SparseReplay,
+)
 from fullbandit.estimation import SingularDesignError, confidence_radius
 from fullbandit.full import ICB, SAFOA, SAQM, Exhaustive, PhasedSwap, SwapBound
 from fullbandit.lower_bound import LowerBound, lower_bound
@@ -30,7 +38,7 @@ __all__ = [
     "run", "load", "registry", "lower_bound", "LowerBound", "Algorithm", "Pull", "StoppingCheck", "StopReason",
     "SAQM", "SAFOA", "ICB", "Exhaustive", "SwapBound", "PhasedSwap", "TopK", "PartitionMatroid", "Thresholding",
     "DecisionClass",
-    "Result", "Environment", "GaussianSum", "GaussianArms", "BernoulliTeam", "Replay", "Categorical",
+    "Result", "Environment", "GaussianSum", "GaussianArms", "BernoulliTeam", "Replay", "Categorical", "SparseReplay",
     "confidence_radius",
     "InvalidParameterError", "SingularDesignError", "ProtocolError", "StateError", "__version__",
 ]
