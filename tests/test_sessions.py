@@ -159,6 +159,8 @@ TAMPERING = {
     "arms": ("UPDATE pulls SET arms = '[0, 1]' WHERE id = 2", "changed after"),
     "schema version": ("UPDATE meta SET version = 99", "schema version 99"),
     "format": ("UPDATE meta SET format = 'other'", "format"),
+    "creation parameters": ("UPDATE meta SET created = json_set(created, '$.parameters.delta', 7)",
+                            "creation parameters are malformed"),
     "a deleted event": ("DELETE FROM pulls WHERE id = 0", "event 1 is missing"),
 }
 
@@ -208,15 +210,19 @@ def test_a_missing_or_foreign_file_is_refused(tmp_path):
         Session.open(tmp_path / "text.db")
 
 
-def test_a_stale_snapshot_is_not_trusted_over_the_journal(tmp_path):
+def test_a_snapshot_that_does_not_match_the_journal_is_not_trusted(tmp_path):
     path = _recorded_store(tmp_path, records=60)  # a snapshot at event 100
     with Session.open(path) as session:
         expected = session.status()
-    with sqlite3.connect(path) as connection:
+    # A well-formed snapshot of another campaign (other rewards) at the same event number.
+    other = new_session(tmp_path, name="other.db", epsilon=0.0001)
+    for pull in other.next(count=60):
+        other.record(pull.id, 2.0 - 0.5 * (pull.id % 3))
+    other.close()
+    with sqlite3.connect(tmp_path / "other.db") as connection:
         (state,) = connection.execute("SELECT state FROM snapshot").fetchone()
-        edited = json.loads(state)
-        edited["told"] = 3
-        connection.execute("UPDATE snapshot SET state = ?, digest = ?", (json.dumps(edited), "0" * 64))
+    with sqlite3.connect(path) as connection:
+        connection.execute("UPDATE snapshot SET state = ?", (state,))
     with Session.open(path) as session:
         assert session.status() == expected
 

@@ -102,7 +102,7 @@ class Session:
                    "offered": {"reward_range": offered_range,
                                "noise_scale": None if offered_range is None else
                                (offered_range[1] - offered_range[0]) / 2}}
-        _build(created, path)  # validate everything before the file exists
+        _build(created, path, stored=False)  # validate everything before the file exists
         store.create(path, created)
         return cls.open(path)
 
@@ -231,7 +231,7 @@ class Session:
         if snapshot is not None and snapshot[0] <= store.last_seq(connection):
             seq, digest, state = snapshot
             try:
-                if store.digest_at(connection, path, seq) == digest:
+                if store.snapshot_digest(store.digest_at(connection, path, seq), state) == digest:
                     algorithm, after = Algorithm.from_state(json.loads(state), source=f"{path} snapshot"), seq
             except (StateError, ValueError):
                 algorithm = None  # a cache only: the journal below is replayed from the start instead
@@ -268,15 +268,17 @@ def _apply(algorithm: Algorithm, event: store.Event, path: Path) -> None:
         raise StateError(f"{where}: the reward {event.reward!r} of pull {event.pull} is refused: {error}") from None
 
 
-def _build(created: dict, path: Path) -> Algorithm:
-    """A fresh, set-up algorithm from the creation parameters."""
+def _build(created: dict, path: Path, *, stored: bool = True) -> Algorithm:
+    """A fresh, set-up algorithm from the creation parameters (``stored``: read from the file at ``path``)."""
     try:
         problem = decision_class_from_dict(created["problem"])
         algorithm = registry.build(created["algorithm"], problem, seed=created["seed"], **created["parameters"])
         offered = created["offered"]
         range_ = offered["reward_range"]
         algorithm.setup(noise_scale=offered["noise_scale"], reward_range=None if range_ is None else tuple(range_))
-    except (KeyError, TypeError) as error:
+    except (KeyError, TypeError, InvalidParameterError) as error:
+        if not stored:
+            raise  # the caller's own arguments: their message names the argument
         raise StateError(f"session store {path}: creation parameters are malformed ({error})") from None
     return algorithm
 

@@ -12,7 +12,8 @@ pulls were asked and rewards told is known exactly: the algorithm's state is reb
 replaying the events in that order. ``digest`` chains every row to the one before it
 (SHA-256 of the previous digest and the row's content), so a row edited by hand is found
 even when the edit is a plausible number. The snapshot is only a shortcut: it is used when
-its digest equals the journal's at its ``seq``, and otherwise ignored.
+its digest matches both its state and the journal's digest at its ``seq``, and otherwise
+ignored (the journal is then replayed from the start).
 
 Every connection runs in WAL mode with ``synchronous=FULL``: a transaction that returned
 is on disk, and a kill at any point leaves the last committed state.
@@ -208,6 +209,12 @@ def read_snapshot(connection: sqlite3.Connection) -> tuple[int, str, str] | None
     return None if row is None else (int(row[0]), str(row[1]), str(row[2]))
 
 
+def snapshot_digest(journal_digest: str, state: str) -> str:
+    """Binds a snapshot's state to the journal it was computed from: an edited or swapped state fails."""
+    return chain(journal_digest, "snapshot", state)
+
+
 def write_snapshot(connection, seq: int, digest: str, state: dict) -> None:
+    text = json.dumps(state)
     connection.execute("DELETE FROM snapshot")
-    connection.execute("INSERT INTO snapshot VALUES (?, ?, ?)", (seq, digest, json.dumps(state)))
+    connection.execute("INSERT INTO snapshot VALUES (?, ?, ?)", (seq, snapshot_digest(digest, text), text))
