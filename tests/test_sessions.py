@@ -313,3 +313,24 @@ def test_store_file_copy_is_a_valid_store(tmp_path):
     shutil.copy(path, tmp_path / "copy.db")
     with Session.open(tmp_path / "copy.db") as session:
         assert session.status()["pulls"] == 8
+
+
+def test_cli_workers_file_names_the_team_and_refusals_exit_2_without_change(tmp_path, capsys):
+    names = tmp_path / "workers.txt"
+    names.write_text("ann\nbob\n\ncy\ndee\n")
+    path = str(tmp_path / "s.db")
+    assert main(["session", "start", path, "--workers", str(names), "--k", "2", "--algorithm", "icb",
+                 "--epsilon", "0.1", "--delta", "0.1", "--reward-range", "0", "2", "--seed", "1"]) == 0
+    assert main(["session", "start", path, "--n", "4", "--k", "2", "--algorithm", "icb",
+                 "--epsilon", "0.1", "--delta", "0.1"]) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert main(["session", "next", path, "--json"]) == 0
+    (pull,) = json.loads(capsys.readouterr().out)
+    assert pull["workers"] == [["ann", "bob", "cy", "dee"][i] for i in pull["arms"]]
+    before = journal(path)
+    assert main(["session", "next", path, "--count", "0"]) == 2
+    assert main(["session", "record", path, "--pull", "5", "--reward", "1"]) == 2
+    assert "never handed out" in capsys.readouterr().err
+    assert journal(path) == before
+    with Session.open(path) as session:  # the offered range sets the noise scale (2 - 0) / 2
+        assert session.created["offered"] == {"reward_range": [0.0, 2.0], "noise_scale": 1.0}

@@ -84,6 +84,8 @@ class Session:
             journal is replayed from it.
         """
         path = Path(path)
+        if path.exists():
+            raise StateError(f"session store {path} already exists: open it, or choose another path")
         names = _worker_names(n, workers)
         if seed is None:
             seed = secrets.randbits(32)
@@ -93,6 +95,9 @@ class Session:
             raise InvalidParameterError(f"algorithm={algorithm!r} is not registered; choose one of "
                                         f"{', '.join(registry.names())}")
         spec = registry.get(algorithm)
+        if noise_scale is None and reward_range is None and "noise_scale" in spec.options:
+            raise InvalidParameterError(f"{algorithm} needs the scale of the rewards: give noise_scale "
+                                        "(--noise-scale) or reward_range (--reward-range LOW HIGH)")
         parameters: dict[str, Any] = {name: value for name, value in
                                       (("epsilon", epsilon), ("delta", delta), ("noise_scale", noise_scale))
                                       if value is not None}
