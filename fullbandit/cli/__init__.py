@@ -11,9 +11,9 @@ import argparse
 import sys
 
 from fullbandit._validation import InvalidParameterError
-from fullbandit.cli import bench, dks, solve
+from fullbandit.cli import bench, dks, session, solve
 
-COMMANDS = {"solve": solve, "bench": bench, "dks": dks}
+COMMANDS = {"solve": solve, "bench": bench, "dks": dks, "session": session}
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130  # the shell's convention for a process ended by SIGINT
 

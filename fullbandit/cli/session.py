@@ -1,0 +1,103 @@
+"""``fullbandit session``: a live team search stored in a SQLite file (:class:`fullbandit.sessions.Session`).
+
+``start`` creates the store, ``next`` prints teams to try, ``record`` stores an observed
+reward, ``status`` shows the stopping statistic against epsilon, ``export`` writes the
+observations as CSV. A refused command exits with status 2 and changes nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from fullbandit import registry
+from fullbandit._validation import InvalidParameterError
+from fullbandit.sessions import Session
+
+
+def add_parser(commands) -> None:
+    """Add the sub-command to ``commands`` (an argparse sub-parsers object)."""
+    parser = commands.add_parser("session", help="a live team search stored in a SQLite file",
+                                 description=__doc__.split("\n")[0])
+    actions = parser.add_subparsers(dest="action", required=True)
+    start = actions.add_parser("start", help="create a session store")
+    start.add_argument("store", help="path of the new SQLite store (must not exist)")
+    who = start.add_mutually_exclusive_group(required=True)
+    who.add_argument("--workers", help="a text file with one worker name per line")
+    who.add_argument("--n", type=int, help="number of workers (named 0, 1, ...)")
+    start.add_argument("--k", type=int, required=True, help="team size")
+    start.add_argument("--algorithm", choices=registry.names(), required=True, help="a registered algorithm")
+    start.add_argument("--epsilon", type=float, required=True, help="tolerance on the team's summed reward")
+    start.add_argument("--delta", type=float, required=True, help="error probability")
+    start.add_argument("--reward-range", type=float, nargs=2, metavar=("LOW", "HIGH"),
+                       help="range of one team's observed reward (also sets the noise scale (HIGH - LOW) / 2)")
+    start.add_argument("--noise-scale", type=float, help="sub-Gaussian scale of one observed reward")
+    start.add_argument("--seed", type=int, help="seed of the algorithm (default: drawn at random and stored)")
+    nxt = actions.add_parser("next", help="hand out the next team(s) to try")
+    nxt.add_argument("store")
+    nxt.add_argument("--count", type=int, default=1, help="how many pulls to hand out at once (default: 1)")
+    nxt.add_argument("--json", action="store_true", help="print the pulls as JSON")
+    record = actions.add_parser("record", help="record the observed reward of a pull")
+    record.add_argument("store")
+    record.add_argument("--pull", type=int, required=True, help="the pull id printed by `next`")
+    record.add_argument("--reward", required=True,
+                        help="the observed reward (semi feedback: one per member, comma-separated)")
+    status = actions.add_parser("status", help="pulls so far, best team, stopping statistic")
+    status.add_argument("store")
+    status.add_argument("--json", action="store_true", help="print the status as JSON")
+    export = actions.add_parser("export", help="write the observations as CSV")
+    export.add_argument("store")
+    export.add_argument("--out", required=True, help="the CSV file to write")
+
+
+def parse_reward(text: str):
+    """``"1.5"`` -> 1.5; ``"1,0"`` -> ``[1.0, 0.0]``; anything else is refused naming ``--reward``."""
+    try:
+        values = [float(part) for part in text.split(",")]
+    except ValueError:
+        raise InvalidParameterError(f"--reward={text!r} must be a number (or comma-separated numbers)") from None
+    if not all(math.isfinite(value) for value in values):
+        raise InvalidParameterError(f"--reward={text!r} must be finite")
+    return values[0] if len(values) == 1 else values
+
+
+def run(args) -> int:
+    """Carry out ``fullbandit session ACTION`` with the parsed ``args``; return the exit status."""
+    if args.action == "start":
+        workers = None
+        if args.workers is not None:
+            try:
+                lines = Path(args.workers).read_text().splitlines()
+            except OSError as error:
+                raise InvalidParameterError(f"--workers {args.workers}: {error.strerror}") from None
+            workers = [line.strip() for line in lines if line.strip()]
+        session = Session.start(args.store, algorithm=args.algorithm, k=args.k, n=args.n, workers=workers,
+                                epsilon=args.epsilon, delta=args.delta, reward_range=args.reward_range,
+                                noise_scale=args.noise_scale, seed=args.seed)
+        session.close()
+        print(f"created {args.store}")
+        return 0
+    with Session.open(args.store) as session:
+        if args.action == "next":
+            pulls = session.next(args.count)
+            workers = session.created["workers"]
+            if args.json:
+                print(json.dumps([{"pull": p.id, "arms": list(p.arms), "workers": [workers[i] for i in p.arms],
+                                   "count": p.count} for p in pulls]))
+            else:
+                for p in pulls:
+                    print(f"pull {p.id}: {' '.join(workers[i] for i in p.arms)}")
+        elif args.action == "record":
+            session.record(args.pull, parse_reward(args.reward))
+            print(f"recorded pull {args.pull}")
+        elif args.action == "status":
+            status = session.status()
+            if args.json:
+                print(json.dumps(status))
+            else:
+                for key, value in status.items():
+                    print(f"{key:<13} {value}")
+        else:
+            print(f"wrote {session.export(args.out)} observations to {args.out}")
+    return 0

@@ -1,0 +1,311 @@
+"""A live team search stored in SQLite: hand out pulls, record rewards, survive crashes.
+
+The journal is the truth. Every operation rebuilds the algorithm by replaying the
+journal (from a snapshot cache when its digest still matches) under SQLite's write lock,
+applies the new ask or tell to that state *first*, and only then appends the row in the
+same transaction: a call the algorithm refuses leaves no trace, and two processes never
+build on the same stale state.
+
+Examples
+--------
+>>> import tempfile, pathlib
+>>> from fullbandit.sessions import Session
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> session = Session.start(folder / "crowd.db", algorithm="icb", n=5, k=2, epsilon=0.1, delta=0.05,
+...                         noise_scale=0.2, seed=1)
+>>> first, second = session.next(count=2)          # two teams out at once
+>>> session.record(second.id, 1.7)                  # told in any order
+>>> session.record(first.id, 0.4)
+>>> status = session.status()
+>>> status["pulls"], status["outstanding"], status["stop_reason"]
+(2, [], 'running')
+>>> session.record(first.id, 0.4)
+Traceback (most recent call last):
+...
+fullbandit.base.ProtocolError: pull=0 is already recorded
+>>> session.close()
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import numbers
+import secrets
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from fullbandit import registry
+from fullbandit._validation import InvalidParameterError, check_reward_range
+from fullbandit.base import Algorithm, ProtocolError, Pull
+from fullbandit.problem import TopK, decision_class_from_dict
+from fullbandit.sessions import store
+from fullbandit.state import StateError
+
+#: A snapshot of the algorithm's state is cached every this many journal events.
+SNAPSHOT_EVERY = 50
+#: The most pulls one ``next`` hands out (a guard against a typo such as ``--count 1000000``).
+MAX_COUNT = 10_000
+
+
+class Session:
+    """A live session over the SQLite store at ``path``; create with :meth:`start`, reopen with :meth:`open`."""
+
+    def __init__(self, path: Path, connection: sqlite3.Connection, created: dict):
+        self.path = path
+        self._connection = connection
+        self.created = created
+
+    # --- creation and opening -----------------------------------------------------------
+    @classmethod
+    def start(cls, path, *, algorithm: str, k: int, n: int | None = None, workers=None, epsilon=None,
+              delta=None, reward_range=None, noise_scale=None, seed: int | None = None) -> Session:
+        """Create a session store at ``path`` (which must not exist) and open it.
+
+        Parameters
+        ----------
+        algorithm : str
+            A registry name (``fullbandit solve --list``), e.g. ``"icb"``.
+        k : int
+            Team size. Give either ``n`` (workers named ``"0"``, ``"1"``, ...) or ``workers``
+            (a sequence of distinct names).
+        epsilon, delta : float, optional
+            Passed to the algorithm (its defaults when ``None``).
+        reward_range : (float, float), optional
+            The range of one team's observed reward; offered to the algorithm as its range
+            and, when ``noise_scale`` is not given, as the noise scale ``(high - low) / 2``.
+        noise_scale : float, optional
+            The sub-Gaussian scale of one observed reward (the algorithm's parameter).
+        seed : int, optional
+            Seed of the algorithm; drawn at random (and stored) when ``None``, since the
+            journal is replayed from it.
+        """
+        path = Path(path)
+        if path.exists():
+            raise StateError(f"session store {path} already exists: open it, or choose another path")
+        names = _worker_names(n, workers)
+        if seed is None:
+            seed = secrets.randbits(32)
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+            raise InvalidParameterError(f"seed={seed!r} must be a non-negative integer")
+        if algorithm not in registry.names():
+            raise InvalidParameterError(f"algorithm={algorithm!r} is not registered; choose one of "
+                                        f"{', '.join(registry.names())}")
+        spec = registry.get(algorithm)
+        if noise_scale is None and reward_range is None and "noise_scale" in spec.options:
+            raise InvalidParameterError(f"{algorithm} needs the scale of the rewards: give noise_scale "
+                                        "(--noise-scale) or reward_range (--reward-range LOW HIGH)")
+        parameters: dict[str, Any] = {name: value for name, value in
+                                      (("epsilon", epsilon), ("delta", delta), ("noise_scale", noise_scale))
+                                      if value is not None}
+        offered_range = None if reward_range is None else list(check_reward_range("reward_range", reward_range))
+        created = {"algorithm": spec.name, "parameters": parameters, "seed": int(seed),
+                   "problem": TopK(len(names), k).to_dict(), "workers": names,
+                   "offered": {"reward_range": offered_range,
+                               "noise_scale": None if offered_range is None else
+                               (offered_range[1] - offered_range[0]) / 2}}
+        _build(created, path, stored=False)  # validate everything before the file exists
+        store.create(path, created)
+        return cls.open(path)
+
+    @classmethod
+    def open(cls, path) -> Session:
+        """Open an existing store, refusing (:class:`StateError`, nothing written) a damaged or edited one."""
+        path = Path(path)
+        connection = store.connect(path)
+        try:
+            created = store.check_file(connection, path)
+            session = cls(path, connection, created)
+            connection.execute("BEGIN")
+            try:
+                store.events(connection, path)  # every digest of the journal, not only the tail
+                session._replay()
+            finally:
+                connection.execute("ROLLBACK")
+        except BaseException:
+            connection.close()
+            raise
+        return session
+
+    def close(self) -> None:
+        self._connection.close()
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # --- operations ---------------------------------------------------------------------
+    def next(self, count: int = 1) -> list[Pull]:
+        """Hand out ``count`` pulls (teams to try, for parallel work), each journalled before it is returned."""
+        if isinstance(count, bool) or not isinstance(count, numbers.Integral) or not 1 <= count <= MAX_COUNT:
+            raise InvalidParameterError(f"count={count!r} must be an integer from 1 to {MAX_COUNT}")
+
+        def hand_out(algorithm: Algorithm, seq: int, digest: str) -> tuple[list[Pull], int, str]:
+            pulls = [algorithm.ask(max_count=1) for _ in range(int(count))]
+            now = time.time()
+            for pull in pulls:
+                seq += 1
+                digest = store.append_pull(self._connection, seq, digest, pull.id, json.dumps(list(pull.arms)),
+                                           pull.count, now)
+            return pulls, seq, digest
+
+        return self._write(hand_out)
+
+    def record(self, pull_id: int, reward) -> None:
+        """Record the observed ``reward`` of pull ``pull_id`` (one number; one per member for semi feedback).
+
+        Refused (and nothing written) for a pull never handed out or already recorded, or a
+        reward the algorithm refuses (text, NaN, infinite, wrong length).
+        """
+        if isinstance(pull_id, bool) or not isinstance(pull_id, numbers.Integral) or pull_id < 0:
+            raise InvalidParameterError(f"pull={pull_id!r} must be a non-negative integer (an id from next)")
+
+        def tell(algorithm: Algorithm, seq: int, digest: str) -> tuple[None, int, str]:
+            handle = next((pull for pull in algorithm.pending if pull.id == pull_id), None)
+            if handle is None:
+                asked = self._connection.execute("SELECT 1 FROM pulls WHERE id = ?", (int(pull_id),)).fetchone()
+                raise ProtocolError(f"pull={pull_id} is already recorded" if asked else
+                                    f"pull={pull_id} was never handed out (see `fullbandit session next`)")
+            algorithm.tell(handle, reward)  # refuses a bad reward before anything is written
+            text = json.dumps(_plain(reward), allow_nan=False)
+            digest = store.append_observation(self._connection, seq + 1, digest, handle.id, text, time.time())
+            return None, seq + 1, digest
+
+        self._write(tell)
+
+    def status(self) -> dict:
+        """Pulls told, outstanding pull ids, the current best team, the stopping statistic and the stop reason."""
+        self._connection.execute("BEGIN")
+        try:
+            algorithm, _, _ = self._replay()
+        finally:
+            self._connection.execute("ROLLBACK")
+        result = algorithm.result()
+        workers = self.created["workers"]
+        answer = None if result.answer is None else list(result.answer)
+        return {"store": str(self.path), "algorithm": self.created["algorithm"], "pulls": algorithm.n_pulls,
+                "outstanding": [pull.id for pull in algorithm.pending], "best_team": answer,
+                "best_workers": None if answer is None else [workers[i] for i in answer],
+                "gap_bound": result.gap_bound if result.gap_bound is None or math.isfinite(result.gap_bound)
+                else str(result.gap_bound),
+                "epsilon": result.epsilon, "rule_fired": str(algorithm.stop_reason) == "stopping rule",
+                "done": algorithm.done, "stop_reason": str(algorithm.stop_reason)}
+
+    def export(self, csv_path) -> int:
+        """Write the observations as CSV (one row each, oldest first); return their number."""
+        workers = self.created["workers"]
+        rows = self._connection.execute(
+            "SELECT o.seq, o.pull, p.arms, p.count, o.reward, o.recorded_at FROM observations o "
+            "JOIN pulls p ON p.id = o.pull ORDER BY o.seq").fetchall()
+        with open(csv_path, "w", newline="") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(["observation", "pull", "arms", "workers", "count", "reward", "recorded_at"])
+            for number, (_, pull, arms, count, reward, at) in enumerate(rows, start=1):
+                members = json.loads(arms)
+                writer.writerow([number, pull, " ".join(map(str, members)), ";".join(workers[i] for i in members),
+                                 count, reward, f"{at:.6f}"])
+        return len(rows)
+
+    # --- the journal --------------------------------------------------------------------
+    def _write(self, operation):
+        """Run ``operation(algorithm, seq, digest)`` under the write lock and commit, or roll back on any error."""
+        connection = self._connection
+        connection.execute("BEGIN IMMEDIATE")  # the lock is taken before the state is read
+        try:
+            algorithm, seq, digest = self._replay()
+            value, new_seq, new_digest = operation(algorithm, seq, digest)
+            snapshot = store.read_snapshot(connection)
+            if new_seq // SNAPSHOT_EVERY > (0 if snapshot is None else snapshot[0]) // SNAPSHOT_EVERY:
+                store.write_snapshot(connection, new_seq, new_digest, algorithm.get_state())
+            connection.execute("COMMIT")
+        except BaseException:
+            connection.execute("ROLLBACK")
+            raise
+        return value
+
+    def _replay(self) -> tuple[Algorithm, int, str]:
+        """The algorithm after every journal event, the last event's ``seq`` and digest (inside a transaction)."""
+        connection, path = self._connection, self.path
+        algorithm, after = None, 0
+        snapshot = store.read_snapshot(connection)
+        if snapshot is not None and snapshot[0] <= store.last_seq(connection):
+            seq, digest, state = snapshot
+            try:
+                if store.snapshot_digest(store.digest_at(connection, path, seq), state) == digest:
+                    algorithm, after = Algorithm.from_state(json.loads(state), source=f"{path} snapshot"), seq
+            except (StateError, ValueError):
+                algorithm = None  # a cache only: the journal below is replayed from the start instead
+        if algorithm is None:
+            algorithm, after = _build(self.created, path), 0
+        digest = store.digest_at(connection, path, after)
+        seq = after
+        for event in store.events(connection, path, after):
+            _apply(algorithm, event, path)
+            seq, digest = event.seq, event.digest
+        return algorithm, seq, digest
+
+
+def _apply(algorithm: Algorithm, event: store.Event, path: Path) -> None:
+    where = f"session store {path}: journal event {event.seq}"
+    if event.is_pull:
+        try:
+            arms = tuple(json.loads(event.arms or ""))
+            pull = algorithm.ask(max_count=event.count or 1)
+        except (ValueError, TypeError, InvalidParameterError) as error:
+            raise StateError(f"{where} (pull {event.pull}) cannot be replayed: {error}") from None
+        if pull != Pull(event.pull, arms, event.count or 0):
+            raise StateError(f"{where}: the journal's pull {event.pull} is arms={arms} count={event.count}, but the "
+                             f"algorithm replayed from the journal asks {pull}: the store was edited or written by "
+                             "another version")
+        return
+    handle = next((pull for pull in algorithm.pending if pull.id == event.pull), None)
+    if handle is None:
+        raise StateError(f"{where}: an observation of pull {event.pull}, which is not outstanding at that point")
+    try:
+        reward = json.loads(event.reward or "")
+        algorithm.tell(handle, reward)
+    except (ValueError, TypeError, InvalidParameterError) as error:
+        raise StateError(f"{where}: the reward {event.reward!r} of pull {event.pull} is refused: {error}") from None
+
+
+def _build(created: dict, path: Path, *, stored: bool = True) -> Algorithm:
+    """A fresh, set-up algorithm from the creation parameters (``stored``: read from the file at ``path``)."""
+    try:
+        problem = decision_class_from_dict(created["problem"])
+        algorithm = registry.build(created["algorithm"], problem, seed=created["seed"], **created["parameters"])
+        offered = created["offered"]
+        range_ = offered["reward_range"]
+        algorithm.setup(noise_scale=offered["noise_scale"], reward_range=None if range_ is None else tuple(range_))
+    except (KeyError, TypeError, InvalidParameterError) as error:
+        if not stored:
+            raise  # the caller's own arguments: their message names the argument
+        raise StateError(f"session store {path}: creation parameters are malformed ({error})") from None
+    return algorithm
+
+
+def _worker_names(n, workers) -> list[str]:
+    if (n is None) == (workers is None):
+        raise InvalidParameterError("give exactly one of n (a number of workers) and workers (their names)")
+    if workers is None:
+        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 2:
+            raise InvalidParameterError(f"n={n!r} must be an integer >= 2")
+        return [str(i) for i in range(int(n))]
+    names = [str(name) for name in workers]
+    duplicates = sorted({name for name in names if names.count(name) > 1})
+    if duplicates:
+        raise InvalidParameterError(f"workers: duplicate name(s) {duplicates}")
+    if len(names) < 2:
+        raise InvalidParameterError(f"workers holds {len(names)} name(s); a session needs at least 2")
+    return names
+
+
+def _plain(reward):
+    """The reward as JSON values (the algorithm has already accepted it: finite reals)."""
+    if isinstance(reward, numbers.Real):
+        return float(reward)
+    return [float(value) for value in reward]

@@ -1,0 +1,220 @@
+"""The SQLite file of a live session: a ``meta`` row and two append-only journals.
+
+Layout (schema version :data:`SCHEMA_VERSION`)::
+
+    meta          (format, version, created JSON)                 one row
+    pulls         (seq, id, arms JSON, count, asked_at, digest)   one row per handed-out pull
+    observations  (seq, pull, reward JSON, recorded_at, digest)   one row per recorded reward
+    snapshot      (seq, digest, state JSON)                       a cache, at most one row
+
+``seq`` numbers the events of both journals together (1, 2, 3, ...), so the order in which
+pulls were asked and rewards told is known exactly: the algorithm's state is rebuilt by
+replaying the events in that order. ``digest`` chains every row to the one before it
+(SHA-256 of the previous digest and the row's content), so a row edited by hand is found
+even when the edit is a plausible number. The snapshot is only a shortcut: it is used when
+its digest matches both its state and the journal's digest at its ``seq``, and otherwise
+ignored (the journal is then replayed from the start).
+
+Every connection runs in WAL mode with ``synchronous=FULL``: a transaction that returned
+is on disk, and a kill at any point leaves the last committed state.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from fullbandit.state import StateError
+
+FORMAT = "fullbandit-session"
+SCHEMA_VERSION = 1
+#: How long a writer waits for another process's write lock before giving up (ms).
+BUSY_TIMEOUT_MS = 60_000
+GENESIS = "0" * 64
+
+_SCHEMA = """
+CREATE TABLE meta (format TEXT NOT NULL, version INTEGER NOT NULL, created TEXT NOT NULL) STRICT;
+CREATE TABLE pulls (seq INTEGER NOT NULL UNIQUE, id INTEGER PRIMARY KEY, arms TEXT NOT NULL,
+                    count INTEGER NOT NULL, asked_at REAL NOT NULL, digest TEXT NOT NULL) STRICT;
+CREATE TABLE observations (seq INTEGER NOT NULL UNIQUE, pull INTEGER NOT NULL UNIQUE REFERENCES pulls(id),
+                           reward TEXT NOT NULL, recorded_at REAL NOT NULL, digest TEXT NOT NULL) STRICT;
+CREATE TABLE snapshot (seq INTEGER NOT NULL, digest TEXT NOT NULL, state TEXT NOT NULL) STRICT;
+"""
+
+
+@dataclass(frozen=True)
+class Event:
+    """One journal row: a pull handed out (``reward is None``) or a reward recorded."""
+
+    seq: int
+    pull: int
+    arms: str | None
+    count: int | None
+    reward: str | None
+    at: float
+    digest: str
+
+    @property
+    def is_pull(self) -> bool:
+        return self.reward is None
+
+
+def chain(previous: str, *fields) -> str:
+    """The digest of a row: SHA-256 over the previous row's digest and this row's fields."""
+    text = json.dumps([previous, *fields], separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def pull_digest(previous: str, seq: int, pull: int, arms: str, count: int, at: float) -> str:
+    return chain(previous, "pull", seq, pull, arms, count, at)
+
+
+def observation_digest(previous: str, seq: int, pull: int, reward: str, at: float) -> str:
+    return chain(previous, "observation", seq, pull, reward, at)
+
+
+def _configure(connection: sqlite3.Connection) -> None:
+    # FULL: WAL commits are fsynced, so a record that returned survives a power cut too.
+    connection.execute("PRAGMA synchronous=FULL")
+    connection.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+
+
+def create(path: Path, created: dict) -> None:
+    """Create a new store at ``path`` (refused if the file exists) with its ``meta`` row."""
+    if path.exists():
+        raise StateError(f"session store {path} already exists: open it, or choose another path")
+    if not path.resolve().parent.is_dir():
+        raise StateError(f"cannot create session store {path}: folder {path.resolve().parent} does not exist")
+    # Autocommit mode (isolation_level=None): transactions are begun explicitly below.
+    connection = sqlite3.connect(path, isolation_level=None)
+    try:
+        connection.execute("PRAGMA journal_mode=WAL")
+        _configure(connection)
+        connection.execute("BEGIN IMMEDIATE")
+        # One statement at a time: executescript would commit the open transaction.
+        for statement in _SCHEMA.split(";"):
+            if statement.strip():
+                connection.execute(statement)
+        connection.execute("INSERT INTO meta VALUES (?, ?, ?)",
+                           (FORMAT, SCHEMA_VERSION, json.dumps(created, allow_nan=False)))
+        connection.execute("COMMIT")
+    finally:
+        connection.close()
+
+
+def connect(path: Path) -> sqlite3.Connection:
+    """Open an existing store for reading and writing, without creating a file that is missing."""
+    if not path.is_file():
+        raise StateError(f"session store {path} does not exist (create it with `fullbandit session start`)")
+    try:
+        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True, isolation_level=None)
+        _configure(connection)
+    except sqlite3.DatabaseError as error:
+        raise StateError(f"session store {path} cannot be opened: {error}") from None
+    return connection
+
+
+def check_file(connection: sqlite3.Connection, path: Path) -> dict:
+    """Refuse a store that is damaged or of another format or version; return its creation parameters."""
+    try:
+        problems = [row[0] for row in connection.execute("PRAGMA quick_check")]
+        tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    except sqlite3.DatabaseError as error:
+        raise StateError(f"session store {path} is damaged or not a SQLite file: {error}") from None
+    if problems != ["ok"]:
+        raise StateError(f"session store {path} is damaged (truncated or overwritten): {'; '.join(problems[:3])}")
+    missing = {"meta", "pulls", "observations", "snapshot"} - tables
+    if missing:
+        raise StateError(f"{path} is not a fullbandit session store: table(s) {sorted(missing)} missing")
+    rows = connection.execute("SELECT format, version, created FROM meta").fetchall()
+    if len(rows) != 1:
+        raise StateError(f"session store {path}: table meta holds {len(rows)} rows, not 1")
+    format_name, version, created = rows[0]
+    if format_name != FORMAT:
+        raise StateError(f"{path}: meta format is {format_name!r}, not {FORMAT!r}")
+    if version != SCHEMA_VERSION:
+        raise StateError(f"session store {path} has schema version {version!r}; this fullbandit reads "
+                         f"version {SCHEMA_VERSION} only")
+    try:
+        parameters = json.loads(created)
+    except (TypeError, json.JSONDecodeError) as error:
+        raise StateError(f"session store {path}: meta 'created' is not JSON ({error})") from None
+    if not isinstance(parameters, dict):
+        raise StateError(f"session store {path}: meta 'created' is not a JSON object")
+    return parameters
+
+
+def events(connection: sqlite3.Connection, path: Path, after: int = 0) -> list[Event]:
+    """The journal's events with ``seq > after``, in order, their numbering and digests checked."""
+    try:
+        rows = connection.execute(
+            "SELECT seq, id, arms, count, NULL, asked_at, digest FROM pulls WHERE seq > ? "
+            "UNION ALL SELECT seq, pull, NULL, NULL, reward, recorded_at, digest FROM observations WHERE seq > ? "
+            "ORDER BY 1", (after, after)).fetchall()
+    except sqlite3.DatabaseError as error:
+        raise StateError(f"session store {path}: the journal cannot be read: {error}") from None
+    previous = digest_at(connection, path, after)
+    found = []
+    for expected, row in enumerate(rows, start=after + 1):
+        event = Event(*row)
+        if event.seq != expected:
+            raise StateError(f"session store {path}: journal event {expected} is missing (next is {event.seq})")
+        if not isinstance(event.reward, str | None) or not isinstance(event.arms, str | None):
+            raise StateError(f"session store {path}: journal event {event.seq} has a field of the wrong type")
+        digest = pull_digest(previous, event.seq, event.pull, event.arms or "", event.count or 0, event.at) \
+            if event.is_pull else observation_digest(previous, event.seq, event.pull, event.reward or "", event.at)
+        if digest != event.digest:
+            kind = "pull" if event.is_pull else "observation"
+            raise StateError(f"session store {path}: journal event {event.seq} ({kind} of pull {event.pull}) "
+                             "was changed after it was recorded (its digest does not match)")
+        found.append(event)
+        previous = digest
+    return found
+
+
+def digest_at(connection: sqlite3.Connection, path: Path, seq: int) -> str:
+    """The stored digest of event ``seq`` (:data:`GENESIS` for 0)."""
+    if seq == 0:
+        return GENESIS
+    row = connection.execute("SELECT digest FROM pulls WHERE seq = ? UNION ALL "
+                             "SELECT digest FROM observations WHERE seq = ?", (seq, seq)).fetchone()
+    if row is None:
+        raise StateError(f"session store {path}: journal event {seq} is missing")
+    return row[0]
+
+
+def last_seq(connection: sqlite3.Connection) -> int:
+    row = connection.execute("SELECT max(coalesce((SELECT max(seq) FROM pulls), 0), "
+                             "coalesce((SELECT max(seq) FROM observations), 0))").fetchone()
+    return int(row[0])
+
+
+def append_pull(connection, seq: int, previous: str, pull: int, arms: str, count: int, at: float) -> str:
+    digest = pull_digest(previous, seq, pull, arms, count, at)
+    connection.execute("INSERT INTO pulls VALUES (?, ?, ?, ?, ?, ?)", (seq, pull, arms, count, at, digest))
+    return digest
+
+
+def append_observation(connection, seq: int, previous: str, pull: int, reward: str, at: float) -> str:
+    digest = observation_digest(previous, seq, pull, reward, at)
+    connection.execute("INSERT INTO observations VALUES (?, ?, ?, ?, ?)", (seq, pull, reward, at, digest))
+    return digest
+
+
+def read_snapshot(connection: sqlite3.Connection) -> tuple[int, str, str] | None:
+    row = connection.execute("SELECT seq, digest, state FROM snapshot ORDER BY seq DESC LIMIT 1").fetchone()
+    return None if row is None else (int(row[0]), str(row[1]), str(row[2]))
+
+
+def snapshot_digest(journal_digest: str, state: str) -> str:
+    """Binds a snapshot's state to the journal it was computed from: an edited or swapped state fails."""
+    return chain(journal_digest, "snapshot", state)
+
+
+def write_snapshot(connection, seq: int, digest: str, state: dict) -> None:
+    text = json.dumps(state)
+    connection.execute("DELETE FROM snapshot")
+    connection.execute("INSERT INTO snapshot VALUES (?, ?, ?)", (seq, snapshot_digest(digest, text), text))

@@ -1,0 +1,336 @@
+"""Live sessions (issue 12): the journal in SQLite is the truth, refused commands leave no trace,
+tampered stores are refused, kills and concurrent writers lose nothing."""
+
+import json
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import fullbandit as fb
+from fullbandit import registry
+from fullbandit.cli import main
+from fullbandit.sessions import Session, store
+from fullbandit.state import StateError
+
+REPO = Path(__file__).resolve().parent.parent
+ENV = {**os.environ, "PYTHONPATH": str(REPO)}
+MEANS = [0.9, 0.8, 0.3, 0.2, 0.1]
+START = ["--n", "5", "--k", "2", "--algorithm", "icb", "--epsilon", "0.1", "--delta", "0.1",
+         "--noise-scale", "0.2", "--seed", "7"]
+
+
+def journal(path):
+    """The journal rows and the meta row, read without the library (to compare before/after)."""
+    with sqlite3.connect(path) as connection:
+        return [connection.execute(f"SELECT * FROM {table} ORDER BY 1").fetchall()
+                for table in ("meta", "pulls", "observations")]
+
+
+def new_session(tmp_path, name="s.db", **kwargs):
+    options = dict(algorithm="icb", n=5, k=2, epsilon=0.1, delta=0.1, noise_scale=0.2, seed=7) | kwargs
+    return Session.start(tmp_path / name, **options)
+
+
+def test_cli_session_reaches_the_same_answer_and_pull_count_as_run(tmp_path, capsys):
+    path = str(tmp_path / "s.db")
+    assert main(["session", "start", path, *START]) == 0
+    environment = fb.GaussianSum(MEANS, sigma=0.2, seed=11)
+    for _ in range(5000):
+        capsys.readouterr()
+        assert main(["session", "status", path, "--json"]) == 0
+        if json.loads(capsys.readouterr().out)["done"]:
+            break
+        assert main(["session", "next", path, "--json"]) == 0
+        (pull,) = json.loads(capsys.readouterr().out)
+        reward = environment.pull(tuple(pull["arms"]))
+        assert main(["session", "record", path, "--pull", str(pull["pull"]), "--reward", repr(reward)]) == 0
+    capsys.readouterr()
+    assert main(["session", "status", path, "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    algorithm = registry.build("icb", fb.TopK(5, 2), epsilon=0.1, delta=0.1, noise_scale=0.2, seed=7)
+    expected = fb.run(algorithm, fb.GaussianSum(MEANS, sigma=0.2, seed=11), blocks=False, progress=False)
+    assert status["rule_fired"] and status["stop_reason"] == "stopping rule"
+    assert (tuple(status["best_team"]), status["pulls"]) == (expected.answer, expected.pulls)
+    assert status["gap_bound"] == pytest.approx(expected.gap_bound)
+    assert 2 * expected.pulls > store_snapshot_every()  # asks + tells: the replay crossed a snapshot
+    out = tmp_path / "obs.csv"
+    assert main(["session", "export", path, "--out", str(out)]) == 0
+    assert len(out.read_text().splitlines()) == expected.pulls + 1
+
+
+def store_snapshot_every():
+    from fullbandit.sessions.session import SNAPSHOT_EVERY
+    return SNAPSHOT_EVERY
+
+
+def test_several_pulls_out_at_once_recorded_in_another_order(tmp_path):
+    session = new_session(tmp_path)
+    pulls = session.next(count=4)
+    assert [p.id for p in pulls] == [0, 1, 2, 3]
+    for pull in reversed(pulls):
+        session.record(pull.id, 1.0)
+        session.close()
+        session = Session.open(tmp_path / "s.db")  # each record survives a reopen
+    status = session.status()
+    assert status["pulls"] == 4 and status["outstanding"] == []
+    # The same asks and tells on one algorithm directly give the same state.
+    algorithm = registry.build("icb", fb.TopK(5, 2), epsilon=0.1, delta=0.1, noise_scale=0.2, seed=7)
+    direct = [algorithm.ask() for _ in range(4)]
+    assert direct == pulls
+    for pull in reversed(direct):
+        algorithm.tell(pull, 1.0)
+    assert session.next()[0] == algorithm.ask()
+
+
+@pytest.mark.parametrize("pull, reward", [(99, 1.0), (0, 1.0), (1, float("nan")), (1, "abc"), (1, [1.0, 2.0])])
+def test_a_refused_record_changes_nothing(tmp_path, pull, reward):
+    session = new_session(tmp_path)
+    session.next(count=2)
+    session.record(0, 0.5)
+    before = journal(tmp_path / "s.db")
+    with pytest.raises((fb.InvalidParameterError, TypeError)):
+        session.record(pull, reward)
+    assert journal(tmp_path / "s.db") == before
+
+
+@pytest.mark.parametrize("reward", ["abc", "nan", "inf"])
+def test_a_refused_cli_record_exits_2_and_changes_nothing(tmp_path, reward, capsys):
+    session = new_session(tmp_path)
+    session.next()
+    before = journal(tmp_path / "s.db")
+    assert main(["session", "record", str(tmp_path / "s.db"), "--pull", "0", "--reward", reward]) == 2
+    assert "--reward" in capsys.readouterr().err
+    assert journal(tmp_path / "s.db") == before
+
+
+def test_a_refused_next_or_start_changes_nothing(tmp_path):
+    session = new_session(tmp_path)
+    before = journal(tmp_path / "s.db")
+    with pytest.raises(fb.InvalidParameterError, match="count"):
+        session.next(count=0)
+    assert journal(tmp_path / "s.db") == before
+    with pytest.raises(fb.InvalidParameterError, match="epsilon"):
+        new_session(tmp_path, name="t.db", epsilon=-1.0)
+    assert not (tmp_path / "t.db").exists()
+
+
+def _recorded_store(tmp_path, records=8):
+    session = new_session(tmp_path, epsilon=0.0001)  # never stops within these records
+    for pull in session.next(count=records):
+        session.record(pull.id, 0.25 * (pull.id % 4))
+    session.close()
+    return tmp_path / "s.db"
+
+
+def _edit(path, sql, *args):
+    with sqlite3.connect(path) as connection:
+        connection.execute(sql, args)
+    sqlite3.connect(path).close()
+
+
+def _rechain(path):
+    """Recompute every digest, as a careful forger would: only the replay can tell then."""
+    with sqlite3.connect(path) as connection:
+        rows = connection.execute("SELECT seq, id, arms, count, NULL, asked_at FROM pulls UNION ALL "
+                                  "SELECT seq, pull, NULL, NULL, reward, recorded_at FROM observations "
+                                  "ORDER BY 1").fetchall()
+        previous = store.GENESIS
+        for seq, pull, arms, count, reward, at in rows:
+            if reward is None:
+                previous = store.pull_digest(previous, seq, pull, arms, count, at)
+                connection.execute("UPDATE pulls SET digest = ? WHERE seq = ?", (previous, seq))
+            else:
+                previous = store.observation_digest(previous, seq, pull, reward, at)
+                connection.execute("UPDATE observations SET digest = ? WHERE seq = ?", (previous, seq))
+        connection.execute("DELETE FROM snapshot")
+
+
+TAMPERING = {
+    "reward to text": ("UPDATE observations SET reward = 'abc' WHERE pull = 3", "changed after"),
+    "reward to another number": ("UPDATE observations SET reward = '9.0' WHERE pull = 3", "changed after"),
+    "arms": ("UPDATE pulls SET arms = '[0, 1]' WHERE id = 2", "changed after"),
+    "schema version": ("UPDATE meta SET version = 99", "schema version 99"),
+    "format": ("UPDATE meta SET format = 'other'", "format"),
+    "creation parameters": ("UPDATE meta SET created = json_set(created, '$.parameters.delta', 7)",
+                            "creation parameters are malformed"),
+    "a deleted event": ("DELETE FROM pulls WHERE id = 0", "event 1 is missing"),
+}
+
+
+@pytest.mark.parametrize("name", TAMPERING)
+def test_a_store_edited_by_hand_is_refused_naming_the_file_and_left_as_it_is(tmp_path, name):
+    path = _recorded_store(tmp_path)
+    sql, message = TAMPERING[name]
+    _edit(path, sql)
+    content = path.read_bytes()
+    with pytest.raises(StateError, match=message) as error:
+        Session.open(path)
+    assert str(path) in str(error.value)
+    assert path.read_bytes() == content
+
+
+@pytest.mark.parametrize("sql, message", [
+    ("UPDATE pulls SET arms = '[0, 1]' WHERE id = 2", "algorithm replayed from the journal asks"),
+    ("UPDATE observations SET reward = '\"abc\"' WHERE pull = 3", "is refused"),
+    ("UPDATE observations SET reward = 'NaN' WHERE pull = 3", "is refused"),
+])
+def test_a_forged_store_with_recomputed_digests_is_refused_by_the_replay(tmp_path, sql, message):
+    path = _recorded_store(tmp_path)
+    _edit(path, sql)
+    _rechain(path)
+    with pytest.raises(StateError, match=message):
+        Session.open(path)
+
+
+@pytest.mark.parametrize("keep", [0.5, 0.9, 0.1])
+def test_a_truncated_store_is_refused(tmp_path, keep):
+    path = _recorded_store(tmp_path, records=200)
+    content = path.read_bytes()
+    path.write_bytes(content[: int(len(content) * keep)])
+    truncated = path.read_bytes()
+    with pytest.raises(StateError, match=str(path)):
+        Session.open(path)
+    assert path.read_bytes() == truncated
+
+
+def test_a_missing_or_foreign_file_is_refused(tmp_path):
+    with pytest.raises(StateError, match="does not exist"):
+        Session.open(tmp_path / "none.db")
+    assert not (tmp_path / "none.db").exists()
+    (tmp_path / "text.db").write_text("hello " * 1000)
+    with pytest.raises(StateError, match="text.db"):
+        Session.open(tmp_path / "text.db")
+
+
+def test_a_snapshot_that_does_not_match_the_journal_is_not_trusted(tmp_path):
+    path = _recorded_store(tmp_path, records=60)  # a snapshot at event 100
+    with Session.open(path) as session:
+        expected = session.status()
+    # A well-formed snapshot of another campaign (other rewards) at the same event number.
+    other = new_session(tmp_path, name="other.db", epsilon=0.0001)
+    for pull in other.next(count=60):
+        other.record(pull.id, 2.0 - 0.5 * (pull.id % 3))
+    other.close()
+    with sqlite3.connect(tmp_path / "other.db") as connection:
+        (state,) = connection.execute("SELECT state FROM snapshot").fetchone()
+    with sqlite3.connect(path) as connection:
+        connection.execute("UPDATE snapshot SET state = ?", (state,))
+    with Session.open(path) as session:
+        assert session.status() == expected
+
+
+# --- kills and concurrency --------------------------------------------------------------
+RECORDER = """
+import sys
+from fullbandit.sessions import Session
+path, first, last = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+with Session.open(path) as session:
+    for pull in range(first, last):
+        session.record(pull, 0.001 * pull)
+        print(pull, flush=True)  # only after record returned: the test's list of committed records
+"""
+
+
+def _recorder(path, first, last):
+    return subprocess.Popen([sys.executable, "-c", RECORDER, str(path), str(first), str(last)], env=ENV,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _kill_loop(tmp_path, kills):
+    session = new_session(tmp_path, epsilon=0.0001)  # never stops within this test
+    total = 300 * kills
+    session.next(count=total)
+    session.close()
+    path = tmp_path / "s.db"
+    rng = random.Random(0)
+    confirmed: set[int] = set()
+    first, killed_mid_loop = 0, 0
+    for _ in range(kills):
+        process = _recorder(path, first, total)
+        assert process.stdout is not None
+        line = process.stdout.readline()  # the loop is running: kill it at a random point within it
+        time.sleep(rng.uniform(0.0, 0.05))
+        process.send_signal(signal.SIGKILL)
+        out, _ = process.communicate()
+        done = [int(number) for number in (line + out).split()]
+        killed_mid_loop += bool(done) and done[-1] < total - 1
+        confirmed |= set(done)
+        with Session.open(path) as reopened:  # consistent after every kill
+            outstanding = set(reopened.status()["outstanding"])
+        recorded = set(range(total)) - outstanding
+        assert confirmed <= recorded  # every record that returned is in the journal
+        assert recorded == set(range(len(recorded)))  # and nothing else: one process, in order
+        first = len(recorded)
+    rows = journal(path)[2]
+    assert all(json.loads(row[2]) == pytest.approx(0.001 * row[1]) for row in rows)
+    assert killed_mid_loop == kills
+
+
+def test_kill_9_during_record_loses_no_committed_observation(tmp_path):
+    _kill_loop(tmp_path, kills=3)
+
+
+@pytest.mark.slow
+def test_kill_9_during_record_many_times(tmp_path):
+    _kill_loop(tmp_path, kills=30)
+
+
+def _concurrent(tmp_path, processes, each):
+    session = new_session(tmp_path, epsilon=0.0001)
+    session.next(count=processes * each)
+    session.close()
+    path = tmp_path / "s.db"
+    workers = [_recorder(path, i * each, (i + 1) * each) for i in range(processes)]
+    for worker in workers:
+        out, err = worker.communicate(timeout=120)
+        assert worker.returncode == 0, err
+        assert len(out.split()) == each
+    with Session.open(path) as reopened:
+        status = reopened.status()
+    assert status["pulls"] == processes * each and status["outstanding"] == []
+    assert sorted(row[1] for row in journal(path)[2]) == list(range(processes * each))
+
+
+def test_8_processes_recording_concurrently_lose_nothing(tmp_path):
+    _concurrent(tmp_path, processes=8, each=10)
+
+
+@pytest.mark.slow
+def test_8_processes_recording_concurrently_many_records(tmp_path):
+    _concurrent(tmp_path, processes=8, each=100)
+
+
+def test_store_file_copy_is_a_valid_store(tmp_path):
+    path = _recorded_store(tmp_path)
+    shutil.copy(path, tmp_path / "copy.db")
+    with Session.open(tmp_path / "copy.db") as session:
+        assert session.status()["pulls"] == 8
+
+
+def test_cli_workers_file_names_the_team_and_refusals_exit_2_without_change(tmp_path, capsys):
+    names = tmp_path / "workers.txt"
+    names.write_text("ann\nbob\n\ncy\ndee\n")
+    path = str(tmp_path / "s.db")
+    assert main(["session", "start", path, "--workers", str(names), "--k", "2", "--algorithm", "icb",
+                 "--epsilon", "0.1", "--delta", "0.1", "--reward-range", "0", "2", "--seed", "1"]) == 0
+    assert main(["session", "start", path, "--n", "4", "--k", "2", "--algorithm", "icb",
+                 "--epsilon", "0.1", "--delta", "0.1"]) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert main(["session", "next", path, "--json"]) == 0
+    (pull,) = json.loads(capsys.readouterr().out)
+    assert pull["workers"] == [["ann", "bob", "cy", "dee"][i] for i in pull["arms"]]
+    before = journal(path)
+    assert main(["session", "next", path, "--count", "0"]) == 2
+    assert main(["session", "record", path, "--pull", "5", "--reward", "1"]) == 2
+    assert "never handed out" in capsys.readouterr().err
+    assert journal(path) == before
+    with Session.open(path) as session:  # the offered range sets the noise scale (2 - 0) / 2
+        assert session.created["offered"] == {"reward_range": [0.0, 2.0], "noise_scale": 1.0}
