@@ -261,8 +261,8 @@ def _run_files(args, spec: registry.AlgorithmSpec) -> int:
     if isinstance(problem, Thresholding):
         return 0
     accuracies = table.accuracies
+    best = list(table.best_team(args.k))
+    print(f"best workers  {', '.join(table.worker_ids[i] for i in best)}")
     if result.answer is not None:
-        print(f"team          {', '.join(table.worker_ids[i] for i in result.answer)}")
-        print(f"team accuracy {accuracies[list(result.answer)].sum():.4f} "
-              f"(best {accuracies[list(table.best_team(args.k))].sum():.4f})")
+        print(f"team accuracy {accuracies[list(result.answer)].sum():.4f} (best {accuracies[best].sum():.4f})")
     return 0
