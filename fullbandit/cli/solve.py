@@ -21,6 +21,7 @@ import numpy as np
 from fullbandit import driver, registry
 from fullbandit._validation import InvalidParameterError, check_int
 from fullbandit.allocation import SUPPORT_KINDS
+from fullbandit.constraints import partition_matroid_from_column
 from fullbandit.datasets import DATASETS, dataset_info, load_dataset
 from fullbandit.datasets.crowd import CrowdDataWarning, CrowdTable, load_long
 from fullbandit.dks import ORACLES
@@ -67,6 +68,14 @@ def add_parser(commands) -> None:
     parser.add_argument("--min-answers", type=int, default=None,
                         help="with --data: drop workers with fewer gold answers (default: 1)")
     parser.add_argument("--k", type=int, default=10, help="team size (default: 10)")
+    parser.add_argument("--workers", metavar="WORKERS.CSV", default=None,
+                        help="with --group-column and --at-most: a CSV file with a worker column (the worker ids) "
+                             "and a grouping column; the team then has at most --at-most workers per group (a "
+                             "partition matroid, for the algorithms that support one: icb, exhaustive)")
+    parser.add_argument("--group-column", metavar="COLUMN", default=None,
+                        help="with --workers: the grouping column, e.g. country")
+    parser.add_argument("--at-most", type=int, default=None, metavar="CAP",
+                        help="with --workers: at most CAP team members per group")
     parser.add_argument("--threshold", type=float, default=None,
                         help="for a thresholding algorithm (e.g. lsa, apt): classify every worker as at or above "
                              "this accuracy, or below it, instead of picking a team (default: 0.5)")
@@ -135,6 +144,56 @@ def decision_problem(spec: registry.AlgorithmSpec, n: int, args) -> TopK | Thres
     return TopK(n, args.k)
 
 
+MATROID_OPTIONS = ("workers", "group_column", "at_most")
+
+
+def check_matroid_options(spec: registry.AlgorithmSpec, args) -> bool:
+    """Whether ``--workers/--group-column/--at-most`` are given; all three or none, for a matroid algorithm."""
+    given = [name for name in MATROID_OPTIONS if getattr(args, name) is not None]
+    if not given:
+        return False
+    if len(given) < len(MATROID_OPTIONS):
+        absent = [f"--{name.replace('_', '-')}" for name in MATROID_OPTIONS if name not in given]
+        raise InvalidParameterError(f"--workers, --group-column and --at-most go together; {', '.join(absent)} "
+                                    f"{'is' if len(absent) == 1 else 'are'} missing")
+    if args.threshold is not None:
+        raise InvalidParameterError("--threshold does not apply with --workers (a team search under group caps)")
+    if not spec.supports(PartitionMatroid((0, 0, 1, 1), (1, 1), 2)):
+        raise InvalidParameterError(f"--algorithm {spec.name} does not support group caps (a partition matroid); "
+                                    f"algorithms that do: {', '.join(matroid_algorithms())}")
+    return True
+
+
+def matroid_algorithms() -> tuple[str, ...]:
+    matroid = PartitionMatroid((0, 0, 1, 1), (1, 1), 2)
+    return tuple(spec.name for spec in registry.specs() if spec.supports(matroid))
+
+
+def grouped_problem(spec: registry.AlgorithmSpec, worker_ids, args):
+    """``decision_problem``, or the partition matroid of ``--workers/--group-column/--at-most``.
+
+    Returns ``(problem, group label of each worker or None)``.
+    """
+    if not check_matroid_options(spec, args):
+        return decision_problem(spec, len(worker_ids), args), None
+    try:
+        problem, labels = partition_matroid_from_column(worker_ids, args.workers, args.group_column, k=args.k,
+                                                        at_most=args.at_most)
+    except FileNotFoundError as error:
+        raise InvalidParameterError(str(error)) from None
+    if not spec.supports(problem):  # checked above on a small matroid; kept for a spec that looks at sizes
+        raise InvalidParameterError(f"--algorithm {spec.name} does not support this partition matroid; "
+                                    f"algorithms that do: {', '.join(matroid_algorithms())}")
+    return problem, [labels[g] for g in problem.groups]
+
+
+def members(worker_ids, team, groups) -> str:
+    """``"w1, w2"``, or ``"w1 (fr), w2 (jp)"`` with group labels."""
+    if groups is None:
+        return ", ".join(worker_ids[i] for i in team)
+    return ", ".join(f"{worker_ids[i]} ({groups[i]})" for i in team)
+
+
 def thresholding_algorithms() -> tuple[str, ...]:
     return tuple(spec.name for spec in registry.specs() if Thresholding in spec.decision_classes)
 
@@ -166,7 +225,7 @@ def run(args) -> int:
 def _run_dataset(args, spec: registry.AlgorithmSpec) -> int:
     args.dataset = args.dataset or "it"
     data = load_dataset(args.dataset)
-    problem = decision_problem(spec, data.n_workers, args)
+    problem, groups = grouped_problem(spec, data.worker_ids, args)
     environment_seed, algorithm_seed = np.random.SeedSequence(args.seed).spawn(2)
     # Per-arm (semi-bandit) algorithms see each worker's answer; the others only the team's sum.
     environment = team_environment(data, args.reward_model, feedback=spec.feedback, seed=environment_seed)
@@ -178,8 +237,9 @@ def _run_dataset(args, spec: registry.AlgorithmSpec) -> int:
     if args.json:
         inputs = {"dataset": args.dataset, "k": args.k, "threshold": getattr(problem, "threshold", None),
                   "seed": args.seed, "reward_model": args.reward_model,
-                  "algorithm": spec.name, "parameters": parameters}
-        print(json.dumps({"inputs": inputs, **result.as_dict()}, indent=2, default=str))
+                  "algorithm": spec.name, "parameters": parameters, **matroid_inputs(args)}
+        print(json.dumps({"inputs": inputs, **result.as_dict(), **group_output(groups, result)}, indent=2,
+                         default=str))
         return 0
     info = dataset_info(args.dataset)
     task = f"threshold={problem.threshold:g}" if isinstance(problem, Thresholding) else f"k={args.k}"
@@ -191,13 +251,29 @@ def _run_dataset(args, spec: registry.AlgorithmSpec) -> int:
         print(f"above         {len(result.best or ())} workers truly at or above {problem.threshold:g}; "
               f"misclassified {wrong} of {data.n_workers}")
         return 0
+    if groups is not None and result.answer is not None:
+        print(f"team groups   {members(data.worker_ids, result.answer, groups)}")
     if result.best is not None:
-        print(f"best workers  {', '.join(data.worker_ids[i] for i in result.best)}")
+        print(f"best workers  {members(data.worker_ids, result.best, groups)}")
     accuracies = data.accuracies
     team = "none" if result.answer is None else f"{accuracies[list(result.answer)].sum():.4f}"
     best_value = accuracies[list(result.best)].sum() if result.best is not None else float("nan")
     print(f"team accuracy {team} (best {best_value:.4f})")
     return 0
+
+
+def matroid_inputs(args) -> dict:
+    """The group-cap options for ``--json`` inputs (empty without them)."""
+    if args.workers is None:
+        return {}
+    return {"workers": args.workers, "group_column": args.group_column, "at_most": args.at_most}
+
+
+def group_output(groups, result) -> dict:
+    """``{"groups": group label of each team member}`` for ``--json`` (empty without group caps)."""
+    if groups is None:
+        return {}
+    return {"groups": None if result.answer is None else [groups[i] for i in result.answer]}
 
 
 COLUMN_ROLES = ("task", "worker", "label", "true_label")
@@ -239,7 +315,7 @@ def _run_files(args, spec: registry.AlgorithmSpec) -> int:
         raise InvalidParameterError(f"--reward-model {args.reward_model} does not apply to --data; "
                                     f"use bernoulli or replay")
     table = load_files(args.data, args.gold, args.min_answers, args.columns)
-    problem = decision_problem(spec, table.n_workers, args)
+    problem, groups = grouped_problem(spec, table.worker_ids, args)
     environment_seed, algorithm_seed = np.random.SeedSequence(args.seed).spawn(2)
     environment = table.environment(args.reward_model, feedback=spec.feedback, seed=environment_seed)
     parameters = algorithm_parameters(spec, args)
@@ -250,10 +326,12 @@ def _run_files(args, spec: registry.AlgorithmSpec) -> int:
     if args.json:
         inputs = {"data": args.data, "gold": args.gold, "min_answers": args.min_answers, "k": args.k,
                   "threshold": getattr(problem, "threshold", None), "seed": args.seed,
-                  "reward_model": args.reward_model, "algorithm": spec.name, "parameters": parameters}
+                  "reward_model": args.reward_model, "algorithm": spec.name, "parameters": parameters,
+                  **matroid_inputs(args)}
         workers = {"worker_ids": list(table.worker_ids), "accuracies": table.accuracies.tolist(),
                    "n_answered": table.n_answered.tolist()}
-        print(json.dumps({"inputs": inputs, "workers": workers, **result.as_dict()}, indent=2, default=str))
+        print(json.dumps({"inputs": inputs, "workers": workers, **result.as_dict(), **group_output(groups, result)},
+                         indent=2, default=str))
         return 0
     print(f"data          {args.data}: {table.n_workers} workers, {table.n_tasks} gold tasks "
           f"({int(table.n_answered.sum())} graded answers); reward model {args.reward_model}")
@@ -261,8 +339,11 @@ def _run_files(args, spec: registry.AlgorithmSpec) -> int:
     if isinstance(problem, Thresholding):
         return 0
     accuracies = table.accuracies
-    best = list(table.best_team(args.k))
-    print(f"best workers  {', '.join(table.worker_ids[i] for i in best)}")
+    # Under group caps the best team is the matroid's (greedy under the caps), not the k most accurate.
+    best = list(table.best_team(args.k) if groups is None else problem.best(accuracies))
+    if groups is not None and result.answer is not None:
+        print(f"team groups   {members(table.worker_ids, result.answer, groups)}")
+    print(f"best workers  {members(table.worker_ids, best, groups)}")
     if result.answer is not None:
         print(f"team accuracy {accuracies[list(result.answer)].sum():.4f} (best {accuracies[best].sum():.4f})")
     return 0
