@@ -11,18 +11,19 @@ from fullbandit.cli import main
 from fullbandit.planning import plan, planned_algorithms
 
 ACCURACIES = [0.9, 0.85, 0.5, 0.45, 0.4, 0.35]  # 6 workers, a well-separated top 2
+CLOSE = [0.7, 0.65, 0.6, 0.55, 0.5, 0.45]  # close enough that adaptive-topk's pulls depend on epsilon
 K, EPSILON, BUDGET = 2, 0.2, 200_000
 
 
-def direct_pulls(name, *, seed, runs, epsilon):
+def direct_pulls(name, *, seed, runs, epsilon, accuracies=ACCURACIES):
     """``fb.run`` with the seeds the plan documents: SeedSequence([seed, i]).spawn(2)."""
     spec = registry.get(name)
     pulls = []
     for index in range(runs):
         environment_seed, algorithm_seed = np.random.SeedSequence([seed, index]).spawn(2)
-        environment = fb.BernoulliTeam(ACCURACIES, feedback=spec.feedback, seed=environment_seed)
+        environment = fb.BernoulliTeam(accuracies, feedback=spec.feedback, seed=environment_seed)
         tolerance = epsilon / K if getattr(spec.cls, "epsilon_per_member", False) else epsilon
-        algorithm = registry.build(name, fb.TopK(len(ACCURACIES), K), epsilon=tolerance, delta=0.05,
+        algorithm = registry.build(name, fb.TopK(len(accuracies), K), epsilon=tolerance, delta=0.05,
                                    budget=BUDGET, seed=algorithm_seed)
         pulls.append(fb.run(algorithm, environment, progress=False).pulls)
     return pulls
@@ -82,6 +83,14 @@ def test_epsilon_per_member_means_k_times_it(capsys):
     assert out["rows"][0]["pulls"] == direct_pulls("icb", seed=0, runs=1, epsilon=0.2)
     assert out["rows"][1]["pulls"] == direct_pulls("adaptive-topk", seed=0, runs=1, epsilon=0.2)
     assert "only as good as the prior" in out["caveat"]
+
+
+def test_a_per_member_algorithm_gets_the_sum_tolerance_over_k():
+    # adaptive-topk's epsilon is an average over the members: it must be given 0.2 / 2, which
+    # on this instance costs several times the pulls of 0.2 (a mapping bug would show).
+    row = plan(CLOSE, K, epsilon=0.2, runs=1, budget=BUDGET, algorithms=("adaptive-topk",)).rows[0]
+    assert list(row.pulls) == direct_pulls("adaptive-topk", seed=0, runs=1, epsilon=0.2, accuracies=CLOSE)
+    assert list(row.pulls) != direct_pulls("adaptive-topk", seed=0, runs=1, epsilon=0.4, accuracies=CLOSE)
 
 
 @pytest.mark.parametrize("options, named", [
