@@ -51,15 +51,18 @@ from fullbandit.lower_bound import lower_bound as instance_lower_bound
 from fullbandit.problem import TopK
 
 __all__ = ["plan", "Plan", "PlanRow", "PlanLowerBound", "planned_algorithms", "run_seeds",
-           "DEFAULT_RUNS", "DEFAULT_BUDGET", "LOWER_BOUND_LIMIT"]
+           "DEFAULT_RUNS", "DEFAULT_BUDGET", "LOWER_BOUND_LIMIT", "RELAXED_WORKERS"]
 
 #: Seeded runs per algorithm.
 DEFAULT_RUNS = 3
 #: Pull cap of each run (team trials for full feedback, single answers for per-arm feedback).
 DEFAULT_BUDGET = 1_000_000
 #: Largest number of teams ``C(n, k)`` for which the exact lower bound is computed; beyond it
-#: the bound is skipped with a note (the relaxation for large classes can take minutes).
+#: the relaxation (a smaller, still certified value) is used, up to :data:`RELAXED_WORKERS`.
 LOWER_BOUND_LIMIT = 5_000
+#: Most workers for which the relaxed lower bound is computed (it has a term per pair of
+#: workers: 0.6 s for 55 workers here); beyond it the bound is skipped with a note.
+RELAXED_WORKERS = 100
 
 
 @dataclass(frozen=True)
@@ -68,20 +71,23 @@ class PlanRow:
 
     ``pulls`` are what the algorithm's budget counts: team trials for full feedback, single
     graded answers for per-arm ("semi") feedback. ``answers`` are the individual answers
-    consumed: ``k`` per team trial, one per per-arm pull.
+    consumed: ``k`` per team trial, one per per-arm pull. An algorithm that cannot run on the
+    instance (e.g. ``exhaustive`` beyond its enumeration limit) has ``note`` set to the reason,
+    no pulls, and ``None`` for its statistics.
     """
 
     algorithm: str
     feedback: str
     runs: int
     pulls: tuple[int, ...]
-    mean_pulls: float
+    mean_pulls: float | None
     answers_per_pull: int
-    mean_answers: float
-    certified_fraction: float
-    epsilon_optimal_fraction: float
+    mean_answers: float | None
+    certified_fraction: float | None
+    epsilon_optimal_fraction: float | None
     budget_hits: int
-    mean_seconds: float
+    mean_seconds: float | None
+    note: str | None = None
 
 
 @dataclass(frozen=True)
@@ -122,16 +128,19 @@ class Plan:
     def table(self) -> str:
         """The plan as a text table, with the lower bound and the caveat below it."""
         lines = [f"plan          {len(self.accuracies)} workers, k={self.k}, epsilon={self.epsilon:g} (team sum), "
-                 f"delta={self.delta:g}, {self.runs} runs each, budget {self.budget:,} pulls per run",
+                 f"delta={self.delta:g}, {self.runs} run(s) each, budget {self.budget:,} pulls per run",
                  f"{'algorithm':<15}{'feedback':<10}{'mean pulls':>14}{'answers':>16}{'certified':>11}"
                  f"{'eps-optimal':>13}{'at budget':>11}{'seconds':>10}"]
         for row in self.rows:
+            if row.mean_pulls is None:
+                lines.append(f"{row.algorithm:<15}{row.feedback:<10}skipped: {row.note}")
+                continue
             lines.append(f"{row.algorithm:<15}{row.feedback:<10}{row.mean_pulls:>14,.0f}{row.mean_answers:>16,.0f}"
                          f"{row.certified_fraction:>11.0%}{row.epsilon_optimal_fraction:>13.0%}"
                          f"{row.budget_hits:>7}/{row.runs:<3}{row.mean_seconds:>10.3f}")
         bound = self.lower_bound
         if bound.computed and bound.samples is not None:
-            kind = "exact" if bound.exact else "relaxed, a smaller certified value"
+            kind = "exact (enumerated)" if bound.exact else "relaxed (too many teams to enumerate: a smaller value)"
             lines.append(f"lower bound   {bound.samples:,.0f} team trials ({bound.samples * self.k:,.0f} answers), "
                          f"{kind}; {bound.note}")
         else:
@@ -181,7 +190,7 @@ def check_accuracies(accuracies, k: int, argument: str = "accuracies") -> np.nda
 
 def plan(accuracies, k: int, *, epsilon: float, delta: float = 0.05, runs: int = DEFAULT_RUNS,
          budget: int = DEFAULT_BUDGET, seed: int = 0, algorithms: Sequence[str] | None = None,
-         lower_bound_limit: int = LOWER_BOUND_LIMIT) -> Plan:
+         lower_bound_limit: int = LOWER_BOUND_LIMIT, relaxed_workers: int = RELAXED_WORKERS) -> Plan:
     """Estimate what a campaign would cost, by simulation on prior per-worker accuracies.
 
     These are estimates from simulation on the prior accuracies, only as good as the prior.
@@ -210,7 +219,10 @@ def plan(accuracies, k: int, *, epsilon: float, delta: float = 0.05, runs: int =
     algorithms : sequence of str, optional
         Registry names (default: :func:`planned_algorithms`).
     lower_bound_limit : int
-        Largest ``C(n, k)`` for which the exact lower bound is computed; above it, skipped.
+        Largest ``C(n, k)`` for which the exact lower bound (enumeration) is computed; above
+        it, the relaxation of :func:`fullbandit.lower_bound` (a smaller certified value).
+    relaxed_workers : int
+        Most workers for which the relaxation is computed; above it, the bound is skipped.
 
     Returns
     -------
@@ -231,6 +243,7 @@ def plan(accuracies, k: int, *, epsilon: float, delta: float = 0.05, runs: int =
     budget = check_int("budget", budget, low=1)
     seed = check_int("seed", seed, low=0)
     lower_bound_limit = check_int("lower_bound_limit", lower_bound_limit, low=0)
+    relaxed_workers = check_int("relaxed_workers", relaxed_workers, low=0)
     names = planned_algorithms() if algorithms is None else tuple(algorithms)
     problem = TopK(values.size, k)
     rows = []
@@ -239,6 +252,7 @@ def plan(accuracies, k: int, *, epsilon: float, delta: float = 0.05, runs: int =
         if not spec.supports(problem):
             raise InvalidParameterError(f"algorithm {name!r} does not handle a top-k team")
         per_member = getattr(spec.cls, "epsilon_per_member", False)
+        per_pull = k if spec.feedback == "full" else 1
         pulls, certified, optimal, hits, seconds = [], 0, 0, 0, 0.0
         for index in range(runs):
             environment_seed, algorithm_seed = run_seeds(seed, index)
@@ -246,30 +260,44 @@ def plan(accuracies, k: int, *, epsilon: float, delta: float = 0.05, runs: int =
             algorithm = spec.build(problem, epsilon=epsilon / k if per_member else epsilon, delta=delta,
                                    budget=budget, seed=algorithm_seed)
             started = time.perf_counter()
-            result = run(algorithm, environment, progress=False)
+            try:
+                result = run(algorithm, environment, progress=False)
+            except InvalidParameterError as error:  # e.g. too many teams for an enumerating algorithm
+                rows.append(PlanRow(algorithm=name, feedback=spec.feedback, runs=0, pulls=(), mean_pulls=None,
+                                    answers_per_pull=per_pull, mean_answers=None, certified_fraction=None,
+                                    epsilon_optimal_fraction=None, budget_hits=0, mean_seconds=None,
+                                    note=str(error)))
+                break
             seconds += time.perf_counter() - started
             pulls.append(int(result.pulls))
             certified += bool(result.certified)
             optimal += bool(result.certified and result.epsilon_optimal)
             hits += result.stop_reason == "budget exhausted"
-        per_pull = k if spec.feedback == "full" else 1
-        mean_pulls = float(np.mean(pulls))
-        rows.append(PlanRow(algorithm=name, feedback=spec.feedback, runs=runs, pulls=tuple(pulls),
-                            mean_pulls=mean_pulls, answers_per_pull=per_pull, mean_answers=mean_pulls * per_pull,
-                            certified_fraction=certified / runs, epsilon_optimal_fraction=optimal / runs,
-                            budget_hits=hits, mean_seconds=seconds / runs))
+        else:
+            mean_pulls = float(np.mean(pulls))
+            rows.append(PlanRow(algorithm=name, feedback=spec.feedback, runs=runs, pulls=tuple(pulls),
+                                mean_pulls=mean_pulls, answers_per_pull=per_pull, mean_answers=mean_pulls * per_pull,
+                                certified_fraction=certified / runs, epsilon_optimal_fraction=optimal / runs,
+                                budget_hits=hits, mean_seconds=seconds / runs))
     return Plan(accuracies=tuple(float(v) for v in values), k=k, epsilon=epsilon, delta=delta, runs=runs,
                 budget=budget, seed=seed, rows=tuple(rows),
-                lower_bound=_lower_bound(problem, values, epsilon, delta, lower_bound_limit))
+                lower_bound=_lower_bound(problem, values, epsilon, delta, lower_bound_limit,
+                                                     relaxed_workers))
 
 
-def _lower_bound(problem: TopK, values: np.ndarray, epsilon: float, delta: float, limit: int) -> PlanLowerBound:
+def _lower_bound(problem: TopK, values: np.ndarray, epsilon: float, delta: float, limit: int,
+                 relaxed_workers: int) -> PlanLowerBound:
     size = math.comb(problem.n, problem.k)
-    if size > limit:
+    if size <= limit:
+        method = "cutting-plane"
+    elif problem.n <= relaxed_workers:
+        method = "relaxed"
+    else:
         return PlanLowerBound(computed=False, note=f"C({problem.n}, {problem.k}) = {size:,} teams > "
-                                                   f"lower_bound_limit={limit:,}: too large to enumerate here")
+                                                   f"lower_bound_limit={limit:,} and {problem.n} workers > "
+                                                   f"relaxed_workers={relaxed_workers}: too large here")
     sigma = 0.5 * math.sqrt(problem.k)  # the sub-Gaussian scale of a sum of k Bernoulli members
-    bound = instance_lower_bound(problem, values, sigma, delta=delta, epsilon=epsilon, method="cutting-plane",
+    bound = instance_lower_bound(problem, values, sigma, delta=delta, epsilon=epsilon, method=method,
                                  limit=max(limit, 1))
     return PlanLowerBound(computed=True, exact=bound.exact, method=bound.method, samples=bound.samples,
                           T_star=bound.T_star, sigma=sigma, seconds=bound.seconds,

@@ -56,9 +56,25 @@ def test_exact_lower_bound_beside_the_rows_and_skipped_with_a_note_when_too_larg
     assert result.lower_bound.computed and result.lower_bound.exact
     assert result.lower_bound.samples == pytest.approx(bound.samples, rel=1e-6)
     assert result.lower_bound.samples < result.rows[0].mean_pulls
-    skipped = plan(ACCURACIES, K, epsilon=EPSILON, runs=1, algorithms=("icb",), lower_bound_limit=10)
+    assert "exact (enumerated)" in result.table()
+    relaxed = plan(ACCURACIES, K, epsilon=EPSILON, runs=1, algorithms=("icb",), lower_bound_limit=10)
+    assert relaxed.lower_bound.computed and not relaxed.lower_bound.exact and relaxed.lower_bound.method == "relaxed"
+    assert relaxed.lower_bound.samples <= result.lower_bound.samples * (1 + 1e-6)  # a smaller certified value
+    assert "relaxed (too many teams" in relaxed.table()
+    skipped = plan(ACCURACIES, K, epsilon=EPSILON, runs=1, algorithms=("icb",), lower_bound_limit=10,
+                   relaxed_workers=5)
     assert not skipped.lower_bound.computed and "C(6, 2) = 15" in skipped.lower_bound.note
     assert "lower bound   skipped" in skipped.table()
+
+
+def test_an_algorithm_that_cannot_run_on_the_instance_is_a_skipped_row_with_its_reason():
+    accuracies = np.linspace(0.9, 0.3, 24)  # C(24, 12) teams: more than exhaustive enumerates
+    result = plan(accuracies, 12, epsilon=1.2, runs=1, budget=50, algorithms=("exhaustive", "lucb"))
+    skipped, ran = result.rows
+    assert skipped.mean_pulls is None and skipped.pulls == () and "limit" in skipped.note
+    assert ran.mean_pulls is not None and ran.note is None
+    assert "exhaustive     full      skipped:" in result.table()
+    json.dumps(result.as_dict())
 
 
 def test_budget_cap_is_reported(capsys):
