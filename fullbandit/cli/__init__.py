@@ -11,9 +11,9 @@ import argparse
 import sys
 
 from fullbandit._validation import InvalidParameterError
-from fullbandit.cli import bench, dks, session, solve
+from fullbandit.cli import bench, dks, plan, session, solve
 
-COMMANDS = {"solve": solve, "bench": bench, "dks": dks, "session": session}
+COMMANDS = {"solve": solve, "bench": bench, "dks": dks, "session": session, "plan": plan}
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130  # the shell's convention for a process ended by SIGINT
 

@@ -1,0 +1,141 @@
+"""``fullbandit plan``: what a campaign would cost, estimated before paying for it.
+
+Prior per-worker accuracies come from an embedded data set (``--dataset``), from a user's
+long-format files (``--data answers.csv --gold gold.csv``, read as ``fullbandit solve``
+reads them) or from a list (``--accuracies 0.9,0.8,...``); :func:`fullbandit.planning.plan`
+does the work.
+"""
+
+from __future__ import annotations
+
+import json
+
+from fullbandit import planning
+from fullbandit._validation import InvalidParameterError
+from fullbandit.cli.solve import DEFAULT_DELTA, load_files
+from fullbandit.datasets import DATASETS, load_dataset
+
+DESCRIPTION = (
+    "Estimate, before paying for a campaign, how many pulls each certified algorithm needs to "
+    "find a team of k workers: a few seeded simulated runs of every certified full-bandit "
+    "algorithm (only the team's summed reward is seen; a trial consumes k answers) and every "
+    "certified per-arm one (each answer is graded), on independent Bernoulli workers with the "
+    "prior accuracies, with the instance lower bound beside them where affordable. "
+    "These are estimates from simulation on the prior accuracies, only as good as the prior. "
+    "Full-bandit feedback is warranted when individual answers cannot be graded; with "
+    "per-worker gold answers, ranking workers on their graded answers is far cheaper.")
+
+
+def add_parser(commands) -> None:
+    """Add the sub-command to ``commands`` (an argparse sub-parsers object)."""
+    parser = commands.add_parser("plan", help="estimate what a campaign would cost, from prior accuracies",
+                                 description=DESCRIPTION)
+    parser.add_argument("--dataset", choices=DATASETS, default=None,
+                        help="prior accuracies from an embedded data set")
+    parser.add_argument("--data", metavar="ANSWERS.CSV", default=None,
+                        help="prior accuracies from your answers, a CSV file with columns task,worker,label, "
+                             "graded against --gold")
+    parser.add_argument("--gold", metavar="GOLD.CSV", default=None,
+                        help="with --data: the true labels, a CSV file with columns task,true_label")
+    parser.add_argument("--columns", default=None, metavar="ROLE=NAME,...",
+                        help="with --data: column names other than the defaults")
+    parser.add_argument("--min-answers", type=int, default=None,
+                        help="with --data: drop workers with fewer gold answers (default: 1)")
+    parser.add_argument("--accuracies", default=None, metavar="A,B,C,...",
+                        help="prior accuracies as a comma-separated list of numbers in [0, 1] (at least k + 1)")
+    parser.add_argument("--k", type=int, default=10, help="team size (default: 10)")
+    parser.add_argument("--epsilon", type=float, default=None,
+                        help="tolerance on the team's summed accuracy (default: 0.05 k)")
+    parser.add_argument("--epsilon-per-member", type=float, default=None, metavar="E",
+                        help="tolerance per team member: epsilon = k E; excludes --epsilon")
+    parser.add_argument("--delta", type=float, default=DEFAULT_DELTA,
+                        help=f"error probability (default: {DEFAULT_DELTA})")
+    parser.add_argument("--runs", type=int, default=planning.DEFAULT_RUNS,
+                        help=f"seeded runs per algorithm (default: {planning.DEFAULT_RUNS})")
+    parser.add_argument("--budget", type=int, default=planning.DEFAULT_BUDGET,
+                        help="pull cap of every run: team trials for full feedback, single answers for "
+                             f"per-arm feedback (default: {planning.DEFAULT_BUDGET:,}); runs that reach it "
+                             "are reported")
+    parser.add_argument("--seed", type=int, default=0, help="base seed of the runs (default: 0)")
+    parser.add_argument("--algorithms", default=None, metavar="NAME,...",
+                        help=f"only these (default: {', '.join(planning.planned_algorithms())})")
+    parser.add_argument("--json", action="store_true", help="print the plan as JSON")
+
+
+def parse_accuracies(text: str) -> list[float]:
+    """``"0.9, 0.8"`` as ``[0.9, 0.8]``; anything else is an error naming ``--accuracies``."""
+    values = []
+    for item in text.split(","):
+        try:
+            values.append(float(item))
+        except ValueError:
+            raise InvalidParameterError(f"--accuracies must be comma-separated numbers in [0, 1]; "
+                                        f"got {item.strip()!r}") from None
+    return values
+
+
+def prior(args) -> tuple[str, list[float]]:
+    """The source's description and the prior accuracies; exactly one source is allowed."""
+    given = [name for name in ("dataset", "data", "accuracies") if getattr(args, name) is not None]
+    if len(given) > 1:
+        raise InvalidParameterError(f"{' and '.join('--' + name for name in given)} are mutually exclusive: "
+                                    f"give one of --dataset, --data, --accuracies")
+    if args.data is None:
+        for option in ("gold", "min_answers", "columns"):
+            if getattr(args, option) is not None:
+                raise InvalidParameterError(f"--{option.replace('_', '-')} applies only with --data")
+    if args.accuracies is not None:
+        return "--accuracies", parse_accuracies(args.accuracies)
+    if args.data is not None:
+        table = load_files(args.data, args.gold, args.min_answers, args.columns)
+        return f"--data {args.data}", table.accuracies.tolist()
+    name = args.dataset or "it"
+    return f"--dataset {name}", load_dataset(name).accuracies.tolist()
+
+
+def epsilon(args) -> float:
+    """``--epsilon``, or ``k`` times ``--epsilon-per-member`` (default 0.05 per member); not both."""
+    if args.epsilon is not None and args.epsilon_per_member is not None:
+        raise InvalidParameterError("--epsilon and --epsilon-per-member are mutually exclusive: "
+                                    "--epsilon is on the team's sum, --epsilon-per-member E means epsilon = k E")
+    if args.epsilon is not None:
+        return args.epsilon
+    per_member = 0.05 if args.epsilon_per_member is None else args.epsilon_per_member
+    if per_member < 0:
+        raise InvalidParameterError(f"--epsilon-per-member must be >= 0, got {per_member}")
+    return args.k * per_member
+
+
+def run(args) -> int:
+    """Carry out ``fullbandit plan`` with the parsed ``args``; return the exit status."""
+    tolerance = epsilon(args)
+    if tolerance < 0:
+        raise InvalidParameterError(f"--epsilon must be >= 0, got {tolerance}")
+    if not 0 < args.delta < 1:
+        raise InvalidParameterError(f"--delta must lie in (0, 1), got {args.delta}")
+    source, accuracies = prior(args)
+    if args.k < 1:
+        raise InvalidParameterError(f"--k must be an integer >= 1, got {args.k}")
+    try:
+        planning.check_accuracies(accuracies, args.k, argument=source.split()[0])
+    except InvalidParameterError as error:
+        raise InvalidParameterError(f"{error} (--k {args.k})") from None
+    algorithms = None if args.algorithms is None else tuple(
+        name.strip() for name in args.algorithms.split(",") if name.strip())
+    if algorithms is not None:
+        allowed = planning.planned_algorithms()
+        unknown = [name for name in algorithms if name not in allowed]
+        if unknown or not algorithms:
+            raise InvalidParameterError(f"--algorithms {args.algorithms!r}: each must be one of {', '.join(allowed)}")
+    for name in ("runs", "budget", "seed"):
+        value = getattr(args, name)
+        if value < (0 if name == "seed" else 1):
+            raise InvalidParameterError(f"--{name} must be an integer >= {0 if name == 'seed' else 1}, got {value}")
+    result = planning.plan(accuracies, args.k, epsilon=tolerance, delta=args.delta, runs=args.runs,
+                           budget=args.budget, seed=args.seed, algorithms=algorithms)
+    if args.json:
+        print(json.dumps({"source": source, **result.as_dict()}, indent=2))
+        return 0
+    print(f"prior         {source}")
+    print(result.table())
+    return 0
