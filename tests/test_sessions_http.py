@@ -12,6 +12,7 @@ import pytest
 
 from fullbandit.cli import main
 from fullbandit.sessions import Session
+from fullbandit.sessions import http as http_module
 from fullbandit.sessions.http import export_text, make_server
 
 MEANS = [0.9, 0.8, 0.3, 0.2, 0.1]
@@ -170,8 +171,13 @@ def test_token_is_required_when_set(tmp_path):
         assert call(url + "/status", token="s3cret")[0] == 200
 
 
-def test_non_local_host_needs_a_token(tmp_path, capsys):
+def test_non_local_host_needs_a_token(tmp_path, capsys, monkeypatch):
     path = new_store(tmp_path)
+
+    def never_listen(*args, **kwargs):  # a regression must fail here, not listen beyond loopback or hang
+        raise AssertionError(f"the server would listen on {args[0]}")
+
+    monkeypatch.setattr(http_module, "SessionServer", never_listen)
     assert main(["session", "serve", str(path), "--host", "0.0.0.0", "--port", "0"]) == 2
     assert "token" in capsys.readouterr().err
     with pytest.raises(ValueError, match="token"):
@@ -180,3 +186,32 @@ def test_non_local_host_needs_a_token(tmp_path, capsys):
         make_server(path, port=0, token="  ")
     assert main(["session", "serve", str(tmp_path / "missing.db"), "--port", "0"]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_concurrent_clients_lose_nothing(tmp_path):
+    path = tmp_path / "c.db"
+    Session.start(path, algorithm="icb", n=5, k=2, epsilon=0.001, delta=0.1, noise_scale=0.2, seed=7).close()
+    failures = []
+
+    def client(url):
+        for _ in range(5):
+            status, _, data = call(url + "/next", "POST", {"count": 1})
+            [pull] = json.loads(data)["pulls"] if status == 200 else [None]
+            if pull is None:
+                failures.append(data)
+                return
+            status, _, data = call(url + "/record", "POST", {"pull": pull["pull"], "reward": 1.0})
+            if status != 200:
+                failures.append(data)
+
+    with running(path) as url:
+        threads = [threading.Thread(target=client, args=(url,)) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=30)
+        assert not any(thread.is_alive() for thread in threads)
+    assert failures == []
+    status = Session.open(path).status()
+    assert status["pulls"] == 20 and status["outstanding"] == []
+    assert len(export_text(path).splitlines()) == 21
