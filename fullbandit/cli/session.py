@@ -2,13 +2,15 @@
 
 ``start`` creates the store, ``next`` prints teams to try, ``record`` stores an observed
 reward, ``status`` shows the stopping statistic against epsilon, ``export`` writes the
-observations as CSV. A refused command exits with status 2 and changes nothing.
+observations as CSV, ``serve`` offers the same over HTTP
+(:mod:`fullbandit.sessions.http`). A refused command exits with status 2 and changes nothing.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 
 from fullbandit import registry
@@ -49,6 +51,14 @@ def add_parser(commands) -> None:
     export = actions.add_parser("export", help="write the observations as CSV")
     export.add_argument("store")
     export.add_argument("--out", required=True, help="the CSV file to write")
+    serve = actions.add_parser("serve", help="serve the store over HTTP (JSON endpoints and a status page)")
+    serve.add_argument("store")
+    serve.add_argument("--host", default="127.0.0.1",
+                       help="address to bind (default: 127.0.0.1; any other host requires a token)")
+    serve.add_argument("--port", type=int, default=8765, help="port to bind (default: 8765; 0: any free port)")
+    serve.add_argument("--token", default=os.environ.get("FULLBANDIT_TOKEN"),
+                       help="require 'Authorization: Bearer TOKEN' on every request "
+                            "(default: the FULLBANDIT_TOKEN environment variable)")
 
 
 def parse_reward(text: str):
@@ -77,6 +87,11 @@ def run(args) -> int:
                                 noise_scale=args.noise_scale, seed=args.seed)
         session.close()
         print(f"created {args.store}")
+        return 0
+    if args.action == "serve":
+        from fullbandit.sessions.http import serve
+
+        serve(args.store, host=args.host, port=args.port, token=args.token)
         return 0
     with Session.open(args.store) as session:
         if args.action == "next":

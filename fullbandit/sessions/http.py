@@ -1,0 +1,391 @@
+"""An HTTP interface to a session store, on the standard library only (``fullbandit session serve``).
+
+Endpoints (JSON in and out unless stated):
+
+* ``POST /next`` with ``{"count": n}`` (``count`` defaults to 1) -> ``{"pulls": [{"pull", "arms",
+  "workers", "count"}, ...]}``;
+* ``POST /record`` with ``{"pull": id, "reward": r}`` (``r`` a number, or one per member for semi
+  feedback) -> ``{"ok": true, "pull": id}``;
+* ``GET /status`` -> :meth:`Session.status`; ``GET /export`` -> the observations as CSV;
+* ``GET /`` -> an HTML page with the status and an inline SVG plot of the stopping statistic
+  (``gap_bound``) against epsilon over the observations; ``GET /plot.svg`` -> that plot alone.
+
+Every request opens the store afresh through :class:`Session` (its writes take SQLite's
+write lock), so several server threads and command-line processes can share one store.
+A refused request gets a 4xx status and ``{"error": message}`` and changes nothing:
+a malformed body, a missing or mistyped field -> 400; a pull never handed out or
+already recorded -> 409; a damaged store -> 500 with the store's message.
+
+The server binds to ``127.0.0.1`` by default; any other host requires a token, and when a
+token is set every request must carry ``Authorization: Bearer TOKEN`` (401 otherwise).
+
+Examples
+--------
+>>> import json, tempfile, threading, pathlib, urllib.request
+>>> from fullbandit.sessions import Session
+>>> from fullbandit.sessions.http import make_server
+>>> path = pathlib.Path(tempfile.mkdtemp()) / "crowd.db"
+>>> Session.start(path, algorithm="icb", n=4, k=2, epsilon=0.1, delta=0.1, noise_scale=0.2, seed=1).close()
+>>> server = make_server(path, port=0)              # port 0: any free port
+>>> thread = threading.Thread(target=server.serve_forever, daemon=True)
+>>> thread.start()
+>>> url = f"http://127.0.0.1:{server.server_address[1]}"
+>>> def post(route, body):
+...     request = urllib.request.Request(url + route, data=json.dumps(body).encode(), method="POST")
+...     with urllib.request.urlopen(request, timeout=10) as response:
+...         return json.load(response)
+>>> [pull] = post("/next", {"count": 1})["pulls"]
+>>> post("/record", {"pull": pull["pull"], "reward": 1.2})["ok"]
+True
+>>> with urllib.request.urlopen(url + "/status", timeout=10) as response:
+...     json.load(response)["pulls"]
+1
+>>> server.shutdown(); server.server_close()
+"""
+
+from __future__ import annotations
+
+import hmac
+import html
+import ipaddress
+import json
+import math
+import numbers
+import os
+import tempfile
+from http import HTTPStatus
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from fullbandit._validation import InvalidParameterError
+from fullbandit.base import ProtocolError
+from fullbandit.sessions import store as store_module
+from fullbandit.sessions.session import Session, _apply, _build
+from fullbandit.state import StateError
+
+#: The largest request body read, in bytes (a body is a few numbers).
+MAX_BODY = 1 << 20
+#: The most points drawn in the plot (the checks are thinned evenly beyond this).
+MAX_POINTS = 500
+
+
+class BadRequest(Exception):
+    """A refused request: ``status`` and a message naming the problem."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` names this machine only.
+
+    >>> is_loopback("127.0.0.1"), is_loopback("localhost"), is_loopback("::1"), is_loopback("0.0.0.0")
+    (True, True, True, False)
+    """
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+class SessionServer(ThreadingHTTPServer):
+    """A threading HTTP server over the session store ``store`` (see :func:`make_server`)."""
+
+    daemon_threads = True
+
+    def __init__(self, address, store: Path, token: str | None, quiet: bool):
+        self.store = store
+        self.token = token
+        self.quiet = quiet
+        super().__init__(address, Handler)
+
+
+def make_server(store, host: str = "127.0.0.1", port: int = 8765, token: str | None = None, *,
+                quiet: bool = True) -> SessionServer:
+    """A server bound to ``host:port`` (``port=0``: any free port) for the existing store ``store``.
+
+    Refuses (:class:`InvalidParameterError`) a host other than a loopback address without a
+    ``token``, an empty token, and a store that cannot be opened (:class:`StateError`).
+    """
+    path = Path(store)
+    if token is not None and not token.strip():
+        raise InvalidParameterError("--token must not be empty")
+    if not is_loopback(host) and token is None:
+        raise InvalidParameterError(f"--host {host} is not a loopback address: serving beyond this machine "
+                                    "requires a token (--token TOKEN or FULLBANDIT_TOKEN)")
+    Session.open(path).close()  # refuse a missing or damaged store before listening
+    try:
+        return SessionServer((host, port), path, token, quiet)
+    except OSError as error:
+        raise InvalidParameterError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
+
+
+def serve(store, host: str = "127.0.0.1", port: int = 8765, token: str | None = None) -> None:
+    """Serve the store until interrupted (Ctrl-C)."""
+    server = make_server(store, host, port, token, quiet=False)
+    try:
+        shown = f"[{host}]" if ":" in host else host
+        print(f"serving {store} on http://{shown}:{server.server_address[1]}/ (Ctrl-C to stop)", flush=True)
+        server.serve_forever()
+    finally:
+        server.server_close()
+
+
+# --- request handling ---------------------------------------------------------------------
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not allowed (rewards must be finite)")
+
+
+def _parse_body(raw: bytes) -> dict:
+    if not raw.strip():
+        return {}
+    try:
+        body = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+    except UnicodeDecodeError:
+        raise BadRequest(400, "the body is not UTF-8 text") from None
+    except ValueError as error:
+        raise BadRequest(400, f"the body is not valid JSON: {error}") from None
+    if not isinstance(body, dict):
+        raise BadRequest(400, f"the body must be a JSON object, not {type(body).__name__}")
+    return body
+
+
+def _check_fields(body: dict, required: set[str], optional: set[str] | None = None) -> None:
+    missing = sorted(required - body.keys())
+    if missing:
+        raise BadRequest(400, f"missing field(s): {', '.join(missing)}")
+    unknown = sorted(body.keys() - required - (optional or set()))
+    if unknown:
+        raise BadRequest(400, f"unknown field(s): {', '.join(unknown)}")
+
+
+def _is_number(value) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _integer(body: dict, name: str) -> int:
+    value = body[name]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BadRequest(400, f"{name}={value!r} must be an integer")
+    return value
+
+
+def _reward(value):
+    if _is_number(value):
+        rewards = [value]
+    elif isinstance(value, list) and value and all(_is_number(item) for item in value):
+        rewards = value
+    else:
+        raise BadRequest(400, f"reward={value!r} must be a number (or a list of numbers for semi feedback)")
+    if not all(math.isfinite(item) for item in rewards):
+        raise BadRequest(400, f"reward={value!r} must be finite")
+    return value
+
+
+class Handler(BaseHTTPRequestHandler):
+    """One request: authorise, route, answer JSON (or CSV, HTML, SVG)."""
+
+    server: SessionServer
+    server_version = "fullbandit-session"
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+        if not self.server.quiet:
+            super().log_message(format, *args)
+
+    def do_GET(self) -> None:
+        self._handle("GET")
+
+    def do_POST(self) -> None:
+        self._handle("POST")
+
+    def _handle(self, method: str) -> None:
+        try:
+            body = self._read_body() if method == "POST" else b""
+            self._authorise()
+            route = self.path.split("?", 1)[0]
+            routes = {"/next": "POST", "/record": "POST", "/status": "GET", "/export": "GET", "/": "GET",
+                      "/plot.svg": "GET"}
+            if route not in routes:
+                raise BadRequest(404, f"no such endpoint {route!r}; try {', '.join(sorted(routes))}")
+            if routes[route] != method:
+                raise BadRequest(405, f"{route} takes {routes[route]}, not {method}")
+            self._route(route, body)
+        except BadRequest as error:
+            self._json(error.status, {"error": str(error)})
+        except StateError as error:  # before InvalidParameterError: a subclass
+            self._json(500, {"error": str(error)})
+        except ProtocolError as error:
+            self._json(409, {"error": str(error)})
+        except (InvalidParameterError, TypeError) as error:
+            self._json(400, {"error": str(error)})
+        except Exception as error:  # noqa: BLE001 - a request must not kill the server
+            self._json(500, {"error": f"internal error: {type(error).__name__}: {error}"})
+
+    def _read_body(self) -> bytes:
+        length = self.headers.get("Content-Length")
+        if length is None:
+            return b""
+        try:
+            size = int(length)
+        except ValueError:
+            self.close_connection = True
+            raise BadRequest(400, f"Content-Length {length!r} is not an integer") from None
+        if not 0 <= size <= MAX_BODY:
+            self.close_connection = True
+            raise BadRequest(413, f"the body must be at most {MAX_BODY} bytes")
+        return self.rfile.read(size)
+
+    def _authorise(self) -> None:
+        token = self.server.token
+        if token is None:
+            return
+        given = self.headers.get("Authorization", "")
+        scheme, _, value = given.partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(), token.encode()):
+            raise BadRequest(401, "missing or wrong token: send the header 'Authorization: Bearer TOKEN'")
+
+    def _route(self, route: str, raw: bytes) -> None:
+        if route == "/next":
+            body = _parse_body(raw)
+            _check_fields(body, set(), {"count"})
+            count = _integer(body, "count") if "count" in body else 1
+            with Session.open(self.server.store) as session:
+                pulls = session.next(count)
+                workers = session.created["workers"]
+            self._json(200, {"pulls": [{"pull": p.id, "arms": list(p.arms), "workers": [workers[i] for i in p.arms],
+                                        "count": p.count} for p in pulls]})
+        elif route == "/record":
+            body = _parse_body(raw)
+            _check_fields(body, {"pull", "reward"})
+            pull, reward = _integer(body, "pull"), _reward(body["reward"])
+            with Session.open(self.server.store) as session:
+                session.record(pull, reward)
+            self._json(200, {"ok": True, "pull": pull})
+        elif route == "/status":
+            with Session.open(self.server.store) as session:
+                self._json(200, session.status())
+        elif route == "/export":
+            self._send(200, "text/csv; charset=utf-8", export_text(self.server.store).encode())
+        elif route == "/plot.svg":
+            with Session.open(self.server.store) as session:
+                svg = plot_svg(checks(session))
+            self._send(200, "image/svg+xml", svg.encode())
+        else:
+            with Session.open(self.server.store) as session:
+                page = status_page(session.status(), checks(session))
+            self._send(200, "text/html; charset=utf-8", page.encode())
+
+    def _json(self, status: int, value) -> None:
+        self._send(status, "application/json", json.dumps(value).encode())
+
+    def _send(self, status: int, content_type: str, data: bytes) -> None:
+        self.send_response(status, HTTPStatus(status).phrase if status in HTTPStatus._value2member_map_ else None)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Cache-Control", "no-store")
+        if status == 401:
+            self.send_header("WWW-Authenticate", 'Bearer realm="fullbandit"')
+        self.end_headers()
+        self.wfile.write(data)
+
+
+# --- export, checks, plot, page ----------------------------------------------------------------
+def export_text(store) -> str:
+    """The observations of ``store`` as CSV text (:meth:`Session.export`)."""
+    handle, name = tempfile.mkstemp(suffix=".csv")
+    os.close(handle)
+    try:
+        with Session.open(store) as session:
+            session.export(name)
+        return Path(name).read_text()
+    finally:
+        os.unlink(name)
+
+
+def checks(session: Session) -> list[tuple[int, float, float]]:
+    """``(observations, gap_bound, epsilon)`` of each stopping check the journal's replay made.
+
+    Non-finite statistics are left out; at most :data:`MAX_POINTS`, thinned evenly (the last kept).
+    """
+    connection, path = session._connection, session.path
+    connection.execute("BEGIN")
+    try:
+        algorithm = _build(session.created, path)
+        points: list[tuple[int, float, float]] = []
+        for event in store_module.events(connection, path):
+            _apply(algorithm, event, path)
+            check = algorithm.last_check
+            if event.is_pull or check is None or not math.isfinite(check.gap_bound):
+                continue
+            if not points or points[-1][0] != check.pulls:
+                points.append((check.pulls, float(check.gap_bound), float(check.epsilon)))
+    finally:
+        connection.execute("ROLLBACK")
+    if len(points) > MAX_POINTS:
+        step = len(points) / MAX_POINTS
+        points = [points[int(i * step)] for i in range(MAX_POINTS - 1)] + [points[-1]]
+    return points
+
+
+def plot_svg(points: list[tuple[int, float, float]], width: int = 640, height: int = 320) -> str:
+    """An SVG line plot of ``gap_bound`` (log scale) and epsilon against the observations.
+
+    >>> svg = plot_svg([(10, 2.0, 0.1), (20, 0.5, 0.1), (30, 0.08, 0.1)])
+    >>> svg.startswith("<svg") and svg.count("<polyline") == 2
+    True
+    >>> "no stopping check yet" in plot_svg([])
+    True
+    """
+    head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">')
+    if not points:
+        return (head + f'<text x="{width / 2}" y="{height / 2}" text-anchor="middle">no stopping check yet'
+                "</text></svg>")
+    left, right, top, bottom = 60, 20, 20, 40
+    xs = [p[0] for p in points]
+    values = [v for p in points for v in p[1:] if v > 0]
+    low = math.log10(min(values)) if values else -1.0
+    high = math.log10(max(values)) if values else 0.0
+    if high - low < 1e-9:
+        low, high = low - 0.5, high + 0.5
+    x0, x1 = min(xs), max(xs)
+    span = x1 - x0 or 1
+
+    def x(value: float) -> float:
+        return left + (value - x0) / span * (width - left - right)
+
+    def y(value: float) -> float:
+        value = max(value, 10 ** low)  # a bound of 0 (or below) is drawn on the floor
+        return top + (high - math.log10(value)) / (high - low) * (height - top - bottom)
+
+    def line(index: int, colour: str, dash: str = "") -> str:
+        coords = " ".join(f"{x(p[0]):.1f},{y(p[index]):.1f}" for p in points)
+        return f'<polyline fill="none" stroke="{colour}" stroke-width="2"{dash} points="{coords}"/>'
+
+    parts = [head, f'<rect x="{left}" y="{top}" width="{width - left - right}" height="{height - top - bottom}" '
+             'fill="none" stroke="#999"/>']
+    for exponent in range(math.floor(low), math.ceil(high) + 1):
+        if low <= exponent <= high:
+            parts.append(f'<text x="{left - 6}" y="{y(10 ** exponent) + 4:.1f}" text-anchor="end">1e{exponent}</text>')
+    parts += [f'<text x="{left}" y="{height - 20}">{x0}</text>',
+              f'<text x="{width - right}" y="{height - 20}" text-anchor="end">{x1}</text>',
+              f'<text x="{(left + width - right) / 2}" y="{height - 5}" text-anchor="middle">observations</text>',
+              line(1, "#1f77b4"), line(2, "#d62728", ' stroke-dasharray="6 4"'),
+              f'<text x="{left + 8}" y="{top + 14}" fill="#1f77b4">gap_bound</text>',
+              f'<text x="{left + 90}" y="{top + 14}" fill="#d62728">epsilon</text>', "</svg>"]
+    return "".join(parts)
+
+
+def status_page(status: dict, points: list[tuple[int, float, float]]) -> str:
+    """The HTML status page: the status as a table and the plot (every value escaped)."""
+    rows = "".join(f"<tr><th>{html.escape(str(key))}</th><td>{html.escape(json.dumps(value))}</td></tr>"
+                   for key, value in status.items())
+    return ("<!doctype html><html><head><meta charset=\"utf-8\"><title>fullbandit session</title></head><body>"
+            f"<h1>fullbandit session</h1><table>{rows}</table>"
+            f"<h2>Stopping statistic against epsilon</h2>{plot_svg(points)}</body></html>")
+
