@@ -21,6 +21,10 @@ def test_readme_python_examples_run(tmp_path, monkeypatch):
     assert namespace["result"].answer == (0, 1, 2)
     assert (tmp_path / "campaign.json").exists()
     assert namespace["environment"].n == 111
+    # The crowd-data example: the two most accurate workers, certified.
+    crowd = namespace["table"]
+    assert [crowd.worker_ids[i] for i in namespace["search"].answer] == ["ann", "bob"]
+    assert namespace["search"].certified and set(crowd.best_team(2)) == set(namespace["search"].answer)
 
 
 def test_ci_runs_the_readme_test_command():
