@@ -618,7 +618,7 @@ class Algorithm(ABC):
         self._next_id = reader.integer("next_id", low=0)
         self._checks = reader.integer("checks", low=0)
         stop = reader.get("stop_reason", str)
-        if stop not in {str(reason) for reason in StopReason}:
+        if stop not in {str(reason) for reason in (RUNNING, STOPPING_RULE, BUDGET_EXHAUSTED)}:  # an algorithm's own
             raise StateError(f"{reader.source}: field 'stop_reason' is {stop!r}")
         self._stop_reason = StopReason(stop)
         self._pending = {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
 
@@ -9,7 +10,7 @@ from tqdm.auto import tqdm
 
 from fullbandit._validation import InvalidParameterError
 from fullbandit.base import Algorithm, StoppingCheck
-from fullbandit.result import Result
+from fullbandit.result import TIME_LIMIT, Result
 
 #: Largest block of identical pulls the driver accepts at once (a static design hands out
 #: every pull up to its next stopping check in a few blocks).
@@ -18,7 +19,7 @@ _REFRESH_SECONDS = 0.5  # progress-bar refresh period (a refresh costs far more 
 
 
 def run(algorithm: Algorithm, environment, *, progress: bool | None = None, blocks: bool = True,
-        on_check: Callable[[StoppingCheck], None] | None = None) -> Result:
+        on_check: Callable[[StoppingCheck], None] | None = None, time_limit: float | None = None) -> Result:
     """Run ``algorithm`` against a simulated ``environment`` until it stops.
 
     The loop is exactly what a real experiment does with the ask/tell protocol::
@@ -51,6 +52,10 @@ def run(algorithm: Algorithm, environment, *, progress: bool | None = None, bloc
     on_check : callable, optional
         Called with each new :class:`fullbandit.base.StoppingCheck` (its ``estimate``
         included): the hook for experiments that look inside a run.
+    time_limit : float, optional
+        Seconds of wall clock: once they have passed, no further pull is asked for and the
+        result's stop reason is ``"time limit"`` (checked between pulls, so a block under
+        way is finished). The algorithm is left running: ``run`` again to go on.
 
     Returns
     -------
@@ -91,6 +96,9 @@ def run(algorithm: Algorithm, environment, *, progress: bool | None = None, bloc
         raise InvalidParameterError(
             f"environment.feedback={environment.feedback!r} but {algorithm.label()} learns from "
             f"{algorithm.feedback!r} feedback")
+    if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
+                                   or not math.isfinite(time_limit) or time_limit <= 0):
+        raise InvalidParameterError(f"time_limit={time_limit!r} must be a positive number of seconds (or None)")
     noise_source = "given" if getattr(algorithm, "noise_scale", None) is not None \
         else f"declared by {type(environment).__name__}"
     algorithm.setup(noise_scale=environment.noise_scale(problem.k), reward_range=environment.reward_range(problem.k))
@@ -102,7 +110,8 @@ def run(algorithm: Algorithm, environment, *, progress: bool | None = None, bloc
                disable=progress is False, leave=False, dynamic_ncols=True)
     try:
         shown_pulls, shown_at, checks = algorithm.n_pulls, start, algorithm.n_checks
-        while not algorithm.done:
+        deadline = None if time_limit is None else start + time_limit
+        while not algorithm.done and (deadline is None or time.perf_counter() < deadline):
             pull = algorithm.ask(max_count)
             if squares:
                 total, square_sum = environment.pull_moments(pull.arms, count=pull.count)
@@ -130,7 +139,8 @@ def run(algorithm: Algorithm, environment, *, progress: bool | None = None, bloc
     epsilon_optimal = None if answer is None else bool(
         problem.is_optimal(answer, environment.means) or (gap is not None and gap <= epsilon))
     labels = None if environment.labels is None or answer is None else tuple(environment.labels[i] for i in answer)
-    return Result(algorithm=partial.algorithm, answer=answer, pulls=partial.pulls, stop_reason=partial.stop_reason,
+    stop_reason = partial.stop_reason if algorithm.done else TIME_LIMIT
+    return Result(algorithm=partial.algorithm, answer=answer, pulls=partial.pulls, stop_reason=stop_reason,
                   guarantee=partial.guarantee, gap_bound=partial.gap_bound, epsilon=partial.epsilon,
                   constants={**partial.constants, "noise_scale_source": noise_source},
                   parameters=partial.parameters, wall_time=wall_time, checks=partial.checks, best=best, gap=gap,

@@ -16,6 +16,9 @@ class StopReason(StrEnum):
     the algorithm's current best guess, with no guarantee (for a fixed-budget algorithm
     this is how every run ends, once it has spent what its schedule allots of the budget:
     the budget, or a little less when its per-arm shares are rounded down).
+    ``TIME_LIMIT``: :func:`fullbandit.run`'s wall-clock limit ended the simulation first; the
+    algorithm itself is still running (run it again to go on), and the answer is only its
+    current best guess.
 
     Examples
     --------
@@ -27,11 +30,13 @@ class StopReason(StrEnum):
     RUNNING = "running"
     STOPPING_RULE = "stopping rule"
     BUDGET_EXHAUSTED = "budget exhausted"
+    TIME_LIMIT = "time limit"
 
 
 STOPPING_RULE = StopReason.STOPPING_RULE
 BUDGET_EXHAUSTED = StopReason.BUDGET_EXHAUSTED
 RUNNING = StopReason.RUNNING
+TIME_LIMIT = StopReason.TIME_LIMIT
 
 #: Guarantee labels: a certified rule is proved (proof or reference in its docstring);
 #: a heuristic rule is not; a fixed-budget algorithm makes no confidence claim.

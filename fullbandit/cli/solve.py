@@ -85,6 +85,12 @@ def add_parser(commands) -> None:
     parser.add_argument("--list", action="store_true", help="list the algorithms with their tags and exit")
     parser.add_argument("--epsilon", type=float, default=None,
                         help=f"tolerance on the team's summed accuracy (default: {DEFAULT_EPSILON})")
+    parser.add_argument("--epsilon-per-member", type=float, default=None,
+                        help="tolerance per member instead: epsilon = k times this (a tolerance on the sum must grow "
+                             "with k); not with --epsilon")
+    parser.add_argument("--time-limit", type=float, default=None,
+                        help="seconds of wall clock: the simulation then ends with stop reason 'time limit' "
+                             "(its answer only the current best guess)")
     parser.add_argument("--delta", type=float, default=None,
                         help=f"error probability (default: {DEFAULT_DELTA})")
     parser.add_argument("--reward-model", choices=REWARD_MODELS, default="bernoulli",
@@ -214,6 +220,10 @@ def run(args) -> int:
         return 0
     check_int("seed", args.seed, low=0)
     spec = registry.get(args.algorithm)
+    if args.epsilon_per_member is not None:
+        if args.epsilon is not None:
+            raise InvalidParameterError("give --epsilon (on the team's sum) or --epsilon-per-member, not both")
+        args.epsilon = args.k * args.epsilon_per_member
     if args.data is None:
         for option in ("gold", "min_answers", "columns"):
             if getattr(args, option) is not None:
@@ -233,7 +243,8 @@ def _run_dataset(args, spec: registry.AlgorithmSpec) -> int:
     if "epsilon" in parameters and getattr(spec.cls, "epsilon_per_member", False):
         parameters["epsilon"] /= args.k  # --epsilon is on the team's sum; this one is an average over the members
     algorithm = spec.build(problem, seed=algorithm_seed, **parameters)
-    result = driver.run(algorithm, environment, progress=False if args.no_progress else None)
+    result = driver.run(algorithm, environment, progress=False if args.no_progress else None,
+                        time_limit=args.time_limit)
     if args.json:
         inputs = {"dataset": args.dataset, "k": args.k, "threshold": getattr(problem, "threshold", None),
                   "seed": args.seed, "reward_model": args.reward_model,
@@ -322,7 +333,8 @@ def _run_files(args, spec: registry.AlgorithmSpec) -> int:
     if "epsilon" in parameters and getattr(spec.cls, "epsilon_per_member", False):
         parameters["epsilon"] /= args.k
     algorithm = spec.build(problem, seed=algorithm_seed, **parameters)
-    result = driver.run(algorithm, environment, progress=False if args.no_progress else None)
+    result = driver.run(algorithm, environment, progress=False if args.no_progress else None,
+                        time_limit=args.time_limit)
     if args.json:
         inputs = {"data": args.data, "gold": args.gold, "min_answers": args.min_answers, "k": args.k,
                   "threshold": getattr(problem, "threshold", None), "seed": args.seed,
