@@ -151,6 +151,8 @@ def decision_problem(spec: registry.AlgorithmSpec, n: int, args) -> TopK | Thres
 
 
 MATROID_OPTIONS = ("workers", "group_column", "at_most")
+#: A small partition matroid: an algorithm that takes it takes group caps.
+MATROID_PROBE = PartitionMatroid((0, 0, 1, 1), (1, 1), 2)
 
 
 def check_matroid_options(spec: registry.AlgorithmSpec, args) -> bool:
@@ -164,15 +166,14 @@ def check_matroid_options(spec: registry.AlgorithmSpec, args) -> bool:
                                     f"{'is' if len(absent) == 1 else 'are'} missing")
     if args.threshold is not None:
         raise InvalidParameterError("--threshold does not apply with --workers (a team search under group caps)")
-    if not spec.supports(PartitionMatroid((0, 0, 1, 1), (1, 1), 2)):
+    if not spec.supports(MATROID_PROBE):
         raise InvalidParameterError(f"--algorithm {spec.name} does not support group caps (a partition matroid); "
                                     f"algorithms that do: {', '.join(matroid_algorithms())}")
     return True
 
 
 def matroid_algorithms() -> tuple[str, ...]:
-    matroid = PartitionMatroid((0, 0, 1, 1), (1, 1), 2)
-    return tuple(spec.name for spec in registry.specs() if spec.supports(matroid))
+    return tuple(spec.name for spec in registry.specs() if spec.supports(MATROID_PROBE))
 
 
 def grouped_problem(spec: registry.AlgorithmSpec, worker_ids, args):
@@ -206,10 +207,9 @@ def thresholding_algorithms() -> tuple[str, ...]:
 
 def list_algorithms() -> None:
     print(f"{'name':<22}{'feedback':<10}{'guarantee':<14}{'setting':<18}{'problems':<15}summary")
-    matroid = PartitionMatroid((0, 0, 1, 1), (1, 1), 2)
     for spec in registry.specs():
         problems = "threshold" if Thresholding in spec.decision_classes else \
-            "top-k, matroid" if spec.supports(matroid) else "top-k"
+            "top-k, matroid" if spec.supports(MATROID_PROBE) else "top-k"
         print(f"{spec.name:<22}{spec.feedback:<10}{spec.guarantee:<14}{spec.setting:<18}{problems:<15}{spec.summary}")
 
 
@@ -236,15 +236,9 @@ def _run_dataset(args, spec: registry.AlgorithmSpec) -> int:
     args.dataset = args.dataset or "it"
     data = load_dataset(args.dataset)
     problem, groups = grouped_problem(spec, data.worker_ids, args)
-    environment_seed, algorithm_seed = np.random.SeedSequence(args.seed).spawn(2)
     # Per-arm (semi-bandit) algorithms see each worker's answer; the others only the team's sum.
-    environment = team_environment(data, args.reward_model, feedback=spec.feedback, seed=environment_seed)
-    parameters = algorithm_parameters(spec, args)
-    if "epsilon" in parameters and getattr(spec.cls, "epsilon_per_member", False):
-        parameters["epsilon"] /= args.k  # --epsilon is on the team's sum; this one is an average over the members
-    algorithm = spec.build(problem, seed=algorithm_seed, **parameters)
-    result = driver.run(algorithm, environment, progress=False if args.no_progress else None,
-                        time_limit=args.time_limit)
+    result, parameters = _search(args, spec, problem, lambda seed: team_environment(
+        data, args.reward_model, feedback=spec.feedback, seed=seed))
     if args.json:
         inputs = {"dataset": args.dataset, "k": args.k, "threshold": getattr(problem, "threshold", None),
                   "seed": args.seed, "reward_model": args.reward_model,
@@ -257,20 +251,39 @@ def _run_dataset(args, spec: registry.AlgorithmSpec) -> int:
     print(f"data set      {info.get('paper_name', args.dataset)}: {data.n_workers} workers, "
           f"{data.n_questions} questions; {task}, reward model {args.reward_model}")
     print(result.describe())
-    if isinstance(problem, Thresholding):
-        wrong = "none" if result.answer is None else misclassified(data.accuracies, result.answer, problem.threshold)
-        print(f"above         {len(result.best or ())} workers truly at or above {problem.threshold:g}; "
-              f"misclassified {wrong} of {data.n_workers}")
-        return 0
-    if groups is not None and result.answer is not None:
-        print(f"team groups   {members(data.worker_ids, result.answer, groups)}")
-    if result.best is not None:
-        print(f"best workers  {members(data.worker_ids, result.best, groups)}")
-    accuracies = data.accuracies
-    team = "none" if result.answer is None else f"{accuracies[list(result.answer)].sum():.4f}"
-    best_value = accuracies[list(result.best)].sum() if result.best is not None else float("nan")
-    print(f"team accuracy {team} (best {best_value:.4f})")
+    _report_truth(problem, result, data.worker_ids, data.accuracies, groups)
     return 0
+
+
+def _search(args, spec: registry.AlgorithmSpec, problem, make_environment):
+    """Run the chosen algorithm on ``problem`` against ``make_environment(seed)``: ``(result, parameters)``."""
+    environment_seed, algorithm_seed = np.random.SeedSequence(args.seed).spawn(2)
+    environment = make_environment(environment_seed)
+    parameters = algorithm_parameters(spec, args)
+    if "epsilon" in parameters and getattr(spec.cls, "epsilon_per_member", False):
+        parameters["epsilon"] /= args.k  # --epsilon is on the team's sum; this one is an average over the members
+    algorithm = spec.build(problem, seed=algorithm_seed, **parameters)
+    result = driver.run(algorithm, environment, progress=False if args.no_progress else None,
+                        time_limit=args.time_limit)
+    return result, parameters
+
+
+def _report_truth(problem, result, worker_ids, accuracies, groups) -> None:
+    """What the simulation knows: the workers truly above the threshold, or the best team and its accuracy.
+
+    Under group caps the best team is the matroid's (greedy under the caps), not the k most accurate.
+    """
+    if isinstance(problem, Thresholding):
+        wrong = "none" if result.answer is None else misclassified(accuracies, result.answer, problem.threshold)
+        print(f"above         {len(problem.best(accuracies))} workers truly at or above {problem.threshold:g}; "
+              f"misclassified {wrong} of {len(worker_ids)}")
+        return
+    best = list(problem.best(accuracies))
+    if groups is not None and result.answer is not None:
+        print(f"team groups   {members(worker_ids, result.answer, groups)}")
+    print(f"best workers  {members(worker_ids, best, groups)}")
+    team = "none" if result.answer is None else f"{accuracies[list(result.answer)].sum():.4f}"
+    print(f"team accuracy {team} (best {accuracies[best].sum():.4f})")
 
 
 def matroid_inputs(args) -> dict:
@@ -327,14 +340,8 @@ def _run_files(args, spec: registry.AlgorithmSpec) -> int:
                                     f"use bernoulli or replay")
     table = load_files(args.data, args.gold, args.min_answers, args.columns)
     problem, groups = grouped_problem(spec, table.worker_ids, args)
-    environment_seed, algorithm_seed = np.random.SeedSequence(args.seed).spawn(2)
-    environment = table.environment(args.reward_model, feedback=spec.feedback, seed=environment_seed)
-    parameters = algorithm_parameters(spec, args)
-    if "epsilon" in parameters and getattr(spec.cls, "epsilon_per_member", False):
-        parameters["epsilon"] /= args.k
-    algorithm = spec.build(problem, seed=algorithm_seed, **parameters)
-    result = driver.run(algorithm, environment, progress=False if args.no_progress else None,
-                        time_limit=args.time_limit)
+    result, parameters = _search(args, spec, problem, lambda seed: table.environment(
+        args.reward_model, feedback=spec.feedback, seed=seed))
     if args.json:
         inputs = {"data": args.data, "gold": args.gold, "min_answers": args.min_answers, "k": args.k,
                   "threshold": getattr(problem, "threshold", None), "seed": args.seed,
@@ -348,14 +355,5 @@ def _run_files(args, spec: registry.AlgorithmSpec) -> int:
     print(f"data          {args.data}: {table.n_workers} workers, {table.n_tasks} gold tasks "
           f"({int(table.n_answered.sum())} graded answers); reward model {args.reward_model}")
     print(result.describe())
-    if isinstance(problem, Thresholding):
-        return 0
-    accuracies = table.accuracies
-    # Under group caps the best team is the matroid's (greedy under the caps), not the k most accurate.
-    best = list(table.best_team(args.k) if groups is None else problem.best(accuracies))
-    if groups is not None and result.answer is not None:
-        print(f"team groups   {members(table.worker_ids, result.answer, groups)}")
-    print(f"best workers  {members(table.worker_ids, best, groups)}")
-    if result.answer is not None:
-        print(f"team accuracy {accuracies[list(result.answer)].sum():.4f} (best {accuracies[best].sum():.4f})")
+    _report_truth(problem, result, table.worker_ids, table.accuracies, groups)
     return 0

@@ -53,6 +53,7 @@ import numpy as np
 import pandas as pd
 
 from fullbandit._validation import InvalidParameterError, check_choice, check_int, check_k
+from fullbandit.problem import TopK
 
 __all__ = ["CrowdTable", "CrowdDataWarning", "load_long", "load_wide", "MISSING_LABELS"]
 
@@ -161,9 +162,7 @@ class CrowdTable:
         >>> CrowdTable(("a", "b", "c"), ("q",), [[1, 0, 1]]).best_team(2)
         (0, 2)
         """
-        k = check_k(k, self.n_workers)
-        ranking = np.lexsort((np.arange(self.n_workers), -self.accuracies))
-        return tuple(sorted(int(i) for i in ranking[:k]))
+        return TopK(self.n_workers, check_k(k, self.n_workers)).best(self.accuracies)
 
     def environment(self, model: str = "replay", *, feedback: str = "full", seed=None):
         """A simulated campaign whose workers' means are exactly these accuracies.
