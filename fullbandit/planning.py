@@ -254,13 +254,12 @@ def plan(accuracies, k: int, *, epsilon: float, delta: float = 0.05, runs: int =
         spec = registry.get(name)
         if not spec.supports(problem):
             raise InvalidParameterError(f"algorithm {name!r} does not handle a top-k team")
-        per_member = getattr(spec.cls, "epsilon_per_member", False)
         per_pull = k if spec.feedback == "full" else 1
         pulls, certified, optimal, hits, seconds = [], 0, 0, 0, 0.0
         for index in range(runs):
             environment_seed, algorithm_seed = run_seeds(seed, index)
             environment = BernoulliTeam(values, feedback=spec.feedback, seed=environment_seed)
-            algorithm = spec.build(problem, epsilon=epsilon / k if per_member else epsilon, delta=delta,
+            algorithm = spec.build(problem, epsilon=spec.epsilon_from_sum(epsilon, k), delta=delta,
                                    budget=budget, seed=algorithm_seed)
             started = time.perf_counter()
             try:

@@ -128,6 +128,18 @@ class AlgorithmSpec:
         """Whether ``problem``'s decision class is one this algorithm handles."""
         return isinstance(problem, self.decision_classes)
 
+    def epsilon_from_sum(self, epsilon: float, k: int) -> float:
+        """The algorithm's ``epsilon`` for a tolerance ``epsilon`` on the team's sum of ``k`` members.
+
+        The same number, except for an algorithm whose tolerance is per member (class attribute
+        ``epsilon_per_member``, e.g. AdaptiveTopK's aggregate regret): ``epsilon / k``.
+
+        >>> from fullbandit import registry
+        >>> registry.get("adaptive-topk").epsilon_from_sum(0.5, 10), registry.get("lucb").epsilon_from_sum(0.5, 10)
+        (0.05, 0.5)
+        """
+        return epsilon / k if getattr(self.cls, "epsilon_per_member", False) else epsilon
+
     @property
     def options(self) -> tuple[str, ...]:
         """The constructor parameters a user may set (all but ``problem`` and the fixed ones)."""

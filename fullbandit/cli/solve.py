@@ -260,8 +260,8 @@ def _search(args, spec: registry.AlgorithmSpec, problem, make_environment):
     environment_seed, algorithm_seed = np.random.SeedSequence(args.seed).spawn(2)
     environment = make_environment(environment_seed)
     parameters = algorithm_parameters(spec, args)
-    if "epsilon" in parameters and getattr(spec.cls, "epsilon_per_member", False):
-        parameters["epsilon"] /= args.k  # --epsilon is on the team's sum; this one is an average over the members
+    if "epsilon" in parameters:  # --epsilon is on the team's sum
+        parameters["epsilon"] = spec.epsilon_from_sum(parameters["epsilon"], args.k)
     algorithm = spec.build(problem, seed=algorithm_seed, **parameters)
     result = driver.run(algorithm, environment, progress=False if args.no_progress else None,
                         time_limit=args.time_limit)

@@ -51,9 +51,9 @@ def same_feedback(algorithm: str, instance: str) -> bool:
 
 def tolerance_factory(problem, seed, *, name: str, epsilon: float):
     """The registered ``name`` with the sum tolerance ``epsilon`` in its own units."""
-    per_member = getattr(registry.get(name).cls, "epsilon_per_member", False)  # an aggregate regret: an average
-    return registry.build(name, problem, seed=seed, epsilon=epsilon / problem.k if per_member else epsilon,
-                          delta=DELTA, budget=BUDGET)
+    spec = registry.get(name)
+    return spec.build(problem, seed=seed, epsilon=spec.epsilon_from_sum(epsilon, problem.k), delta=DELTA,
+                      budget=BUDGET)
 
 
 def quiz_instance(rng, *, dataset: str, feedback: str) -> Instance:
