@@ -45,6 +45,7 @@ from fullbandit.experiments.evaluations import METRICS_COLUMN, Evaluation
 from fullbandit.experiments.grid import Factory, Grid, Instance
 from fullbandit.experiments.plots import wilson_interval
 from fullbandit.problem import TopK
+from fullbandit.semi.accept_reject import top_k_mask
 from fullbandit.semi.batch import BernoulliBatch, CategoricalBatch
 
 SETUPS = {1: nsar_setup1, 2: nsar_setup2, 3: nsar_setup3, 4: nsar_setup4, 5: nsar_setup5, 6: nsar_setup6}
@@ -79,12 +80,6 @@ def _misidentified(answers: np.ndarray, top: np.ndarray) -> int:
     return int(np.count_nonzero(np.any(answers != top, axis=1)))
 
 
-def _top_mask(means: np.ndarray, m: int) -> np.ndarray:
-    top = np.zeros(means.size, dtype=bool)
-    top[np.argsort(-means, kind="stable")[:m]] = True
-    return top
-
-
 def setup_instance(rng, *, setup: int, M: int, split: int, sizes: tuple[int, ...]) -> Instance:
     """Setup ``setup``'s Bernoulli arms with the top ``M`` to find, at the paper's budget, for one batch."""
     synthetic = SETUPS[setup](M, seed=setup5_seed()) if setup == 5 else SETUPS[setup](M)
@@ -105,7 +100,7 @@ def evaluate_misidentification(contender: Contender, instance: Instance) -> dict
     """Simulate one batch; count the runs whose answer is not the top M, at every budget."""
     problem, arms = instance.problem, instance.environment
     runs, budgets = instance.description["runs"], instance.description["budgets"]
-    top = _top_mask(arms.means, problem.k)
+    top = top_k_mask(arms.means[None], problem.k)[0]
     start = time.perf_counter()
     answers = simulate_batch(contender, problem, arms, runs=runs, budgets=budgets,
                              rng=np.random.default_rng(contender.seed))

@@ -32,8 +32,9 @@ import numpy as np
 
 from fullbandit.params import SEED, Interval
 from fullbandit.semi.accept_reject import top_k_mask
+from fullbandit.semi.base import empirical_means
 from fullbandit.semi.lucb import LUCB1_K1
-from fullbandit.semi.sequential import SequentialPerArm, empirical_means
+from fullbandit.semi.sequential import SequentialPerArm
 from fullbandit.state import StateError, StateReader
 
 #: Defaults of the confidence schedule ``delta_s = delta1 * alpha^(s-1)`` (see ATLUCB's Notes).

@@ -22,8 +22,18 @@ from typing import ClassVar
 import numpy as np
 
 from fullbandit.base import Algorithm, ProtocolError
+from fullbandit.params import SEED, Interval
 from fullbandit.problem import TopK
 from fullbandit.state import StateError, StateReader
+
+#: The parameters every fixed-budget per-arm algorithm has.
+FIXED_BUDGET_CONSTRAINTS: dict[str, list] = {"budget": [Interval(int, 1, None)], "seed": [SEED]}
+
+
+def empirical_means(counts: np.ndarray, sums: np.ndarray) -> np.ndarray:
+    """``sums / counts``, ``nan`` where an arm has no sample (any leading shape: rows may be independent runs)."""
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
 
 
 class PerArmRounds(Algorithm):
@@ -104,8 +114,7 @@ class PerArmRounds(Algorithm):
 
     def means(self) -> np.ndarray:
         """Empirical means (``nan`` for an arm never sampled)."""
-        with np.errstate(invalid="ignore", divide="ignore"):
-            return np.where(self.samples > 0, self.sums / np.maximum(self.samples, 1), np.nan)
+        return empirical_means(self.samples, self.sums)
 
     def _next_round(self) -> None:
         plan = np.asarray(self._plan_round())

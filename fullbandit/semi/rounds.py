@@ -36,9 +36,9 @@ import numpy as np
 
 from fullbandit._validation import InvalidParameterError, as_generator
 from fullbandit.semi.accept_reject import phase_plan, sar_decisions, top_k_mask
+from fullbandit.semi.base import empirical_means
 from fullbandit.semi.batch import BatchArms
 from fullbandit.semi.sar import NSAR, Uniform
-from fullbandit.semi.sequential import empirical_means
 
 
 @dataclass(frozen=True)

@@ -15,12 +15,10 @@ from typing import ClassVar
 import numpy as np
 
 from fullbandit.base import StoppingCheck
-from fullbandit.params import SEED, Interval
+from fullbandit.params import Interval
 from fullbandit.semi.accept_reject import nsar_phase_lengths, phase_plan, sar_decisions, top_k_mask
-from fullbandit.semi.base import PerArmRounds
+from fullbandit.semi.base import FIXED_BUDGET_CONSTRAINTS, PerArmRounds
 from fullbandit.state import StateError, StateReader
-
-FIXED_BUDGET_CONSTRAINTS: dict[str, list] = {"budget": [Interval(int, 1, None)], "seed": [SEED]}
 
 
 def empirical_top(means: np.ndarray, arms, k: int) -> list[int]:

@@ -63,18 +63,9 @@ from tqdm.auto import tqdm
 
 from fullbandit._validation import InvalidParameterError, as_generator
 from fullbandit.base import StoppingCheck
-from fullbandit.params import SEED, Interval
-from fullbandit.semi.base import PerArmRounds
+from fullbandit.semi.base import FIXED_BUDGET_CONSTRAINTS, PerArmRounds
 from fullbandit.semi.batch import BatchArms
 from fullbandit.state import StateError, StateReader
-
-FIXED_BUDGET_CONSTRAINTS: dict[str, list] = {"budget": [Interval(int, 1, None)], "seed": [SEED]}
-
-
-def empirical_means(counts: np.ndarray, sums: np.ndarray) -> np.ndarray:
-    """``sums / counts``, ``nan`` where an arm has no sample (any leading shape)."""
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(counts > 0, sums / np.maximum(counts, 1), np.nan)
 
 
 def lowest_argmin(values: np.ndarray) -> np.ndarray:

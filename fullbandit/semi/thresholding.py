@@ -38,7 +38,8 @@ from scipy.special import betainc, betaln
 from fullbandit._validation import check_real, check_vector
 from fullbandit.params import Interval
 from fullbandit.problem import Thresholding
-from fullbandit.semi.sequential import FIXED_BUDGET_CONSTRAINTS, SequentialPerArm, empirical_means, lowest_argmin
+from fullbandit.semi.base import FIXED_BUDGET_CONSTRAINTS, empirical_means
+from fullbandit.semi.sequential import SequentialPerArm, lowest_argmin
 
 #: Default budget: enough for the conformance instances, small enough for quick runs.
 DEFAULT_BUDGET = 1000
