@@ -114,13 +114,17 @@ class SequentialPerArm(PerArmRounds):
     def _build_rounds(self, rng: np.random.Generator) -> None:
         self._policy = self._policy_start(1)
 
+    def _next_arm(self) -> int:
+        return int(self._choose(self.samples[None], self.sums[None], self._told, self._policy)[0])
+
     def _plan_round(self) -> np.ndarray:
+        # Required by PerArmRounds; _next_pull below plans each step itself, without rounds.
         plan = np.zeros(self.problem.n, dtype=np.int64)
-        plan[int(self._choose(self.samples[None], self.sums[None], self._told, self._policy)[0])] = 1
+        plan[self._next_arm()] = 1
         return plan
 
     def _next_pull(self, max_count: int):
-        arm = int(np.flatnonzero(self._plan_round())[0])
+        arm = self._next_arm()
         self.round += 1
         return (arm,), 1, [self.round, [arm]]
 
