@@ -44,6 +44,7 @@ import numpy as np
 
 from fullbandit._validation import InvalidParameterError, as_generator, check_reward_range
 from fullbandit.params import validate_parameters
+from fullbandit.priors import PriorObservations
 from fullbandit.problem import DecisionClass, SuperArm, decision_class_from_dict
 from fullbandit.result import BUDGET_EXHAUSTED, RUNNING, STOPPING_RULE, Result, StopReason
 from fullbandit.state import StateError, StateReader, read_json_object, state_int, write_json_atomically
@@ -242,7 +243,7 @@ class Algorithm(ABC):
     def is_set_up(self) -> bool:
         return getattr(self, "_set_up", False)
 
-    def setup(self, *, noise_scale: float | None = None, reward_range=None) -> Self:
+    def setup(self, *, noise_scale: float | None = None, reward_range=None, prior=None) -> Self:
         """Validate the parameters and build the working state (the first ``ask`` does it too).
 
         Parameters
@@ -256,14 +257,35 @@ class Algorithm(ABC):
             ``reward_range`` parameter (if it has one) is ``None``; :func:`fullbandit.run`
             passes the environment's declared range (``None`` for unbounded rewards). Read
             by ``_build`` as ``self._offered_reward_range``; no parameter is written.
+        prior : fullbandit.priors.PriorObservations, optional
+            Earlier real observations to count before the first pull (see
+            :mod:`fullbandit.priors` for what keeps the guarantee honest). Only at the
+            first setup; an algorithm that cannot take them (or these) refuses them with
+            the reason, and is then left as it was (not set up).
 
         Returns
         -------
         Algorithm
             ``self``.
+
+        Examples
+        --------
+        Workers' earlier gold answers identify the means before the first pull:
+
+        >>> import fullbandit as fb
+        >>> from fullbandit.priors import PriorObservations
+        >>> prior = PriorObservations.from_accuracies([0.9, 0.5, 0.8], answers=[100, 100, 100])
+        >>> algorithm = fb.ICB(fb.TopK(3, 2), epsilon=0.3, noise_scale=1.0, seed=0).setup(prior=prior)
+        >>> algorithm.stopping_check().answer, algorithm.n_pulls
+        ((0, 2), 0)
         """
         if self.is_set_up:
+            if prior is not None:
+                raise ProtocolError(f"{self.label()}: prior observations are taken at the first setup, before any "
+                                    "pull; this algorithm is already set up")
             return self
+        if prior is not None:
+            _check_prior(prior, self.problem.n)
         offered = None if reward_range is None else check_reward_range("reward_range", reward_range)
         self._validate()
         self._offered_reward_range = offered
@@ -277,9 +299,24 @@ class Algorithm(ABC):
         self._checks = 0
         self._last: StoppingCheck | None = None
         self._stop_reason = RUNNING
+        self._prior = None
         self._build(rng, noise_scale)
+        if prior is not None:
+            self._absorb_prior(prior)  # may refuse: the algorithm then stays not set up
+            self._prior = prior
         self._set_up = True
         return self
+
+    def _absorb_prior(self, prior: PriorObservations) -> None:
+        """Count earlier real observations into the working state (optional; refuse with the reason)."""
+        raise InvalidParameterError(
+            f"{self.label()} does not take prior observations; the static full-bandit algorithms, phased and the "
+            "per-arm confidence algorithms (lucb, clucb-pac) do")
+
+    @property
+    def prior(self) -> PriorObservations | None:
+        """The prior observations taken at setup (``None`` without)."""
+        return getattr(self, "_prior", None)
 
     @abstractmethod
     def _build(self, rng: np.random.Generator, noise_scale: float | None) -> None:
@@ -567,6 +604,8 @@ class Algorithm(ABC):
         check = self._last if self._last is not None and (self.done or self._last.pulls == self._told) \
             else self._evaluate()
         constants = {**self.constants(), **check.details}
+        if self.prior is not None:
+            constants["prior_observations"] = self.prior.n_observations
         return Result(algorithm=self.label(), answer=check.answer, pulls=self._told, stop_reason=self.stop_reason,
                       guarantee=self.guarantee, gap_bound=check.gap_bound, epsilon=check.epsilon,
                       constants=constants, parameters=_json_params(self.get_params()), checks=self._checks)
@@ -584,6 +623,7 @@ class Algorithm(ABC):
             "last_check": None if self._last is None else self._last.to_dict(),
             "rng": self._rng.bit_generator.state,
             "state": self._state(),
+            "prior": None if self.prior is None else self.prior.to_dict(),
         }
 
     @classmethod
@@ -626,6 +666,16 @@ class Algorithm(ABC):
         self._outstanding = 0
         self._last = None
         self._restore(reader.child("state"))
+        self._prior = None
+        prior = reader.get("prior", dict, optional=True)
+        if prior is not None:
+            try:
+                restored = PriorObservations.from_dict(prior)
+                _check_prior(restored, self.problem.n)
+                self._absorb_prior(restored)
+            except InvalidParameterError as error:
+                raise StateError(f"{reader.source}: field 'prior': {error}") from None
+            self._prior = restored
         for entry in reader.get("pending", list):
             if not (isinstance(entry, list) and len(entry) == 4):
                 raise StateError(f"{reader.source}: field 'pending' holds {entry!r}, not [id, arms, count, token]")
@@ -658,6 +708,13 @@ class Algorithm(ABC):
     def load(cls, path) -> Algorithm:
         """Read a state written by :meth:`save` (on this class, or on :class:`Algorithm` for any class)."""
         return cls.from_state(read_json_object(path), source=str(path))
+
+
+def _check_prior(prior, n: int) -> None:
+    if not isinstance(prior, PriorObservations):
+        raise TypeError(f"prior must be a fullbandit.priors.PriorObservations, got {type(prior).__name__}")
+    if prior.n != n:
+        raise InvalidParameterError(f"prior observations are of {prior.n} arms but the problem has n={n}")
 
 
 def _finite_real(name: str, value) -> float:

@@ -19,7 +19,8 @@ _REFRESH_SECONDS = 0.5  # progress-bar refresh period (a refresh costs far more 
 
 
 def run(algorithm: Algorithm, environment, *, progress: bool | None = None, blocks: bool = True,
-        on_check: Callable[[StoppingCheck], None] | None = None, time_limit: float | None = None) -> Result:
+        on_check: Callable[[StoppingCheck], None] | None = None, time_limit: float | None = None,
+        prior=None) -> Result:
     """Run ``algorithm`` against a simulated ``environment`` until it stops.
 
     The loop is exactly what a real experiment does with the ask/tell protocol::
@@ -56,6 +57,9 @@ def run(algorithm: Algorithm, environment, *, progress: bool | None = None, bloc
         Seconds of wall clock: once they have passed, no further pull is asked for and the
         result's stop reason is ``"time limit"`` (checked between pulls, so a block under
         way is finished). The algorithm is left running: ``run`` again to go on.
+    prior : fullbandit.priors.PriorObservations, optional
+        Earlier real observations the algorithm counts before its first pull
+        (:meth:`fullbandit.base.Algorithm.setup`); only for an algorithm not yet set up.
 
     Returns
     -------
@@ -101,7 +105,8 @@ def run(algorithm: Algorithm, environment, *, progress: bool | None = None, bloc
         raise InvalidParameterError(f"time_limit={time_limit!r} must be a positive number of seconds (or None)")
     noise_source = "given" if getattr(algorithm, "noise_scale", None) is not None \
         else f"declared by {type(environment).__name__}"
-    algorithm.setup(noise_scale=environment.noise_scale(problem.k), reward_range=environment.reward_range(problem.k))
+    algorithm.setup(noise_scale=environment.noise_scale(problem.k), reward_range=environment.reward_range(problem.k),
+                    prior=prior)
     squares = algorithm.needs_square_sums
     max_count = BLOCK_LIMIT if blocks else 1
     start = time.perf_counter()

@@ -390,6 +390,10 @@ class StaticDesign:
         Sum of the squared observed rewards per member (``None`` unless kept).
     pulls : int
         Total pulls recorded.
+    prior_gram, prior_vector : numpy.ndarray
+        What earlier observations (:meth:`add_prior`) add to ``A`` and ``b`` (zero by default).
+    prior_pulls : int
+        How many earlier observations those are (not counted in :attr:`pulls`).
 
     Examples
     --------
@@ -415,6 +419,40 @@ class StaticDesign:
         self.reward_sums = np.zeros(len(self.support))
         self.square_sums: np.ndarray | None = np.zeros(len(self.support)) if square_sums else None
         self.pulls = 0
+        self.prior_gram = np.zeros((n, n))
+        self.prior_vector = np.zeros(n)
+        self.prior_pulls = 0
+
+    def add_prior(self, rows, counts, reward_sums) -> None:
+        """Add earlier observations of any arm sets to ``A`` and ``b`` (not to :attr:`pulls`).
+
+        Parameters
+        ----------
+        rows : sequence of sequences of int
+            The arm sets observed (any size; a single worker's answers are ``(i,)``).
+        counts : sequence of int
+            Observations of each set.
+        reward_sums : sequence of float
+            Sum of the observed rewards of each set.
+
+        Examples
+        --------
+        One earlier answer of arm 0 (right) and one of arm 1 (wrong) identify both means
+        before any pull of the support:
+
+        >>> from fullbandit.estimation import StaticDesign
+        >>> design = StaticDesign(2, [(0, 1)])
+        >>> design.add_prior([(0,), (1,)], [1, 1], [1.0, 0.0])
+        >>> design.estimate().theta.tolist(), design.pulls, design.prior_pulls
+        ([1.0, 0.0], 0, 2)
+        """
+        matrix = np.zeros((len(rows), self.n))
+        for row, arm in enumerate(rows):
+            matrix[row, list(arm)] = 1.0
+        counts = np.asarray(counts, dtype=float)
+        self.prior_gram += matrix.T @ (counts[:, None] * matrix)
+        self.prior_vector += matrix.T @ np.asarray(reward_sums, dtype=float)
+        self.prior_pulls += int(counts.sum())
 
     def record(self, member: int, reward: float, count: int = 1, square_sum: float | None = None) -> None:
         """Record the summed reward of ``count`` pulls of support member ``member``.
@@ -550,10 +588,12 @@ class StaticDesign:
         1
         """
         pulled = self.matrix[self.counts > 0]
+        if self.prior_pulls:
+            return int(np.linalg.matrix_rank(pulled.T @ pulled + self.prior_gram))
         return int(np.linalg.matrix_rank(pulled)) if pulled.size else 0
 
     def estimate(self) -> LeastSquaresEstimate:
-        """Least squares from the pulls so far (Cholesky solves; no accumulated updates).
+        """Least squares from the pulls so far and the prior observations (Cholesky solves).
 
         Returns
         -------
@@ -575,8 +615,8 @@ class StaticDesign:
         >>> estimate.theta.round(12).tolist(), estimate.gram.tolist(), estimate.pulls
         ([1.5, 1.0], [[2.0, 0.0], [0.0, 1.0]], 3)
         """
-        gram = self.matrix.T @ (self.counts[:, None] * self.matrix)
-        b = self.matrix.T @ self.reward_sums
+        gram = self.matrix.T @ (self.counts[:, None] * self.matrix) + self.prior_gram
+        b = self.matrix.T @ self.reward_sums + self.prior_vector
         # numpy only: mixing numpy's and scipy's BLAS thread pools in one loop made each
         # call several times slower (measured with benchmarks/bench_core.py).
         try:

@@ -22,6 +22,7 @@ from fullbandit.full.swap_bounds import (
     pair_widths,
 )
 from fullbandit.params import SEED, Interval, Options
+from fullbandit.priors import PriorObservations, check_prior_noise, round_index
 from fullbandit.problem import TopK
 from fullbandit.state import StateError, StateReader
 
@@ -205,6 +206,13 @@ class PhasedSwap(Algorithm):
         self._phase_checks = 0
         self._phase_swaps = max(1, max_swaps(len(self._undecided), self.problem.k - len(self._accepted)))
 
+    def _absorb_prior(self, prior: PriorObservations) -> None:
+        # Only the first phase holds every arm without fillers, so only its plain least squares can take them;
+        # like the phase's own pulls, they are set aside when a new phase starts.
+        if self._phase == 1:
+            check_prior_noise(prior, self._noise_scale, self.label())
+            self._design.add_prior(prior.arms, prior.counts, prior.reward_sums)
+
     def _live(self) -> tuple[np.ndarray, int]:
         """Local indices (in the phase's ``U``) of the arms still undecided, and how many to choose."""
         decided = set(self._accepted) | set(self._rejected)
@@ -219,8 +227,9 @@ class PhasedSwap(Algorithm):
     def phase_radius(self, pulls: int, level: float, n_directions: int) -> float:
         """``C`` at the phase's next check after ``pulls`` of its pulls: a union over ``n_directions`` at ``level``."""
         self.setup()
-        return confidence_radius(pulls, level, self._noise_scale, n_directions, self.confidence,
-                                 check=min(self._phase_checks + 1, pulls) if self.confidence == "stitched" else None)
+        index = round_index(pulls, self.prior if self._phase == 1 else None)
+        return confidence_radius(index, level, self._noise_scale, n_directions, self.confidence,
+                                 check=min(self._phase_checks + 1, index) if self.confidence == "stitched" else None)
 
     def _graded_radii(self, pulls: int) -> list[float]:
         # The m-swap directions among the phase's U, m up to the largest swap size of the phase.

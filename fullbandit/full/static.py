@@ -26,6 +26,7 @@ from fullbandit.estimation import (
     confidence_radius,
 )
 from fullbandit.params import REWARD_RANGE, SEED, SUPERARMS, Instance, Interval, Options
+from fullbandit.priors import PriorObservations, check_prior_noise, round_index
 from fullbandit.problem import SuperArm
 from fullbandit.state import StateError, StateReader
 
@@ -228,6 +229,15 @@ class StaticFullBandit(Algorithm):
         self._next_check = len(arms)  # every member pulled once: A_t is invertible
         self._first_stop: int | None = None
 
+    def _absorb_prior(self, prior: PriorObservations) -> None:
+        # Any arm sets: their indicators join A and b (fullbandit.priors states why the bounds still hold).
+        if self._uses_variances():
+            raise InvalidParameterError(
+                f"{self.label()}: confidence={self.confidence!r} bounds each support member's reward variance from "
+                "its own pulls and cannot take prior observations; choose confidence='tight' or 'stitched'")
+        check_prior_noise(prior, self._noise_scale, self.label())
+        self._design.add_prior(prior.arms, prior.counts, prior.reward_sums)
+
     @property
     def support_arms(self) -> tuple[SuperArm, ...]:
         """The super-arms of the design (after setup)."""
@@ -310,6 +320,7 @@ class StaticFullBandit(Algorithm):
         """
         self.setup()
         stitched = self.confidence in ("stitched", *RANGE_CONFIDENCES)
+        t = round_index(t, self.prior)
         check = min(self._checks + 1, t) if stitched else None
         terms = self.bernstein_terms() if self._uses_variances() else None
         return confidence_radius(t, self.delta if delta is None else delta, self._noise_scale,

@@ -34,8 +34,10 @@ from typing import ClassVar
 
 import numpy as np
 
+from fullbandit._validation import InvalidParameterError
 from fullbandit.base import StoppingCheck
 from fullbandit.params import SEED, Interval
+from fullbandit.priors import PriorObservations, check_prior_noise
 from fullbandit.semi.base import PerArmRounds
 from fullbandit.state import StateError, StateReader
 
@@ -85,10 +87,33 @@ class _ConfidenceRounds(PerArmRounds):
     def _build_rounds(self, rng: np.random.Generator) -> None:
         # PerArmRounds stored what setup()/run() offered (the environment's declared scale).
         self._noise_scale = self._noise_scale_in_use(self._noise_scale, of="one arm's reward, 1/2 in [0, 1]")
+        self._no_prior()
 
     def _restore_round(self, state: StateReader) -> None:
         if self._noise_scale is None or not self._noise_scale > 0:
             raise StateError(f"{state.source}: field 'noise_scale' must be a positive number")
+        self._no_prior()
+
+    def _no_prior(self) -> None:
+        n = self.problem.n
+        self._prior_samples, self._prior_sums = np.zeros(n, dtype=np.int64), np.zeros(n)
+
+    def _absorb_prior(self, prior: PriorObservations) -> None:
+        # Prior samples shift each arm's count u by a constant, so at stage t an arm still has at most t
+        # possible counts and the union bound over (t, arm, u) behind the radius holds as it stands.
+        if not prior.singletons:
+            j = next(j for j, arm in enumerate(prior.arms) if len(arm) > 1)
+            raise InvalidParameterError(
+                f"{self.label()}: a per-arm algorithm takes observations of single arms only; prior arms[{j}] = "
+                f"{prior.arms[j]} is a set of {len(prior.arms[j])} arms")
+        check_prior_noise(prior, self._noise_scale, self.label())
+        arms = [arm[0] for arm in prior.arms]
+        self._prior_samples[arms] += prior.counts
+        self._prior_sums[arms] += prior.reward_sums
+
+    def evidence(self) -> tuple[np.ndarray, np.ndarray]:
+        """Samples and reward sums per arm, the prior observations included (what the bounds read)."""
+        return self.samples + self._prior_samples, self.sums + self._prior_sums
 
     @property
     def effective_noise_scale(self) -> float:
@@ -220,11 +245,12 @@ class LUCB(_ConfidenceRounds):
         cached = getattr(self, "_critical_cache", None)
         if cached is not None and cached[0] == self._told:
             return cached[1]
-        means = self.sums / self.samples
+        samples, sums = self.evidence()
+        means = sums / samples
         order = np.argsort(-means, kind="stable")
         k = self.problem.k
         high, low = order[:k], order[k:]
-        beta = self.radius(self.samples, max(self.round, 1))
+        beta = self.radius(samples, max(self.round, 1))
         lower, upper = means - beta, means + beta
         h = _lowest_index_argmax(-lower, high)
         l_arm = _lowest_index_argmax(upper, low)
@@ -350,8 +376,9 @@ class CLUCB(_ConfidenceRounds):
         if cached is not None and cached[0] == self._told:
             return cached[1]
         n, k = self.problem.n, self.problem.k
-        means = self.sums / self.samples
-        rad = self.radius(self.samples, max(self._told, 1))
+        samples, sums = self.evidence()
+        means = sums / samples
+        rad = self.radius(samples, max(self._told, 1))
         best = np.zeros(n, dtype=bool)
         best[np.argsort(-means, kind="stable")[:k]] = True  # TopK.best: ties towards lower indices
         weights = np.where(best, means - rad, means + rad)
