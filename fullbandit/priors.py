@@ -205,9 +205,13 @@ class PriorObservations:
                    table.n_correct[columns].astype(float), source=f"gold answers of {table.name}")
 
     @classmethod
-    def from_pulls(cls, n: int, arms: Sequence[Sequence[int]], rewards: Sequence[float], *,
-                   noise_scale: float = -1.0, source: str = "earlier pulls") -> PriorObservations:
-        """Earlier single observations (one reward per row, e.g. a session's exported journal), summed per set.
+    def from_pulls(cls, n: int, arms: Sequence[Sequence[int]], rewards: Sequence[float],
+                   counts: Sequence[int] | None = None, *, noise_scale: float = -1.0,
+                   source: str = "earlier pulls") -> PriorObservations:
+        """Earlier observations of arm sets (one row per pull or block of pulls), summed per set.
+
+        ``rewards[j]`` is the summed reward of ``counts[j]`` pulls of ``arms[j]`` (one pull
+        each when ``counts`` is ``None``), as in a session's exported journal.
 
         Examples
         --------
@@ -215,15 +219,66 @@ class PriorObservations:
         >>> prior.arms, prior.counts.tolist(), prior.reward_sums.tolist()
         (((0, 1), (1, 2)), [2, 1], [3.0, 1.0])
         """
-        if len(arms) != len(rewards):
-            raise InvalidParameterError(f"arms and rewards must have one length, got {len(arms)} and {len(rewards)}")
-        totals: dict[tuple[int, ...], list[float]] = {}
-        for arm, reward in zip(arms, rewards, strict=True):
+        counts = [1] * len(arms) if counts is None else counts
+        if not len(arms) == len(rewards) == len(counts):
+            raise InvalidParameterError(f"arms, rewards and counts must have one length, got {len(arms)}, "
+                                        f"{len(rewards)} and {len(counts)}")
+        totals: dict[tuple[int, ...], list] = {}
+        for arm, reward, count in zip(arms, rewards, counts, strict=True):
             tally = totals.setdefault(tuple(sorted(int(i) for i in arm)), [0, 0.0])
-            tally[0] += 1
+            tally[0] += int(count)
             tally[1] += float(reward)
         return cls(n, tuple(totals), np.array([c for c, _ in totals.values()], dtype=np.int64),
                    np.array([s for _, s in totals.values()]), noise_scale=noise_scale, source=source)
+
+    @classmethod
+    def read_export(cls, path, workers: Sequence[str], *, noise_scale: float = -1.0) -> PriorObservations:
+        """The observations of an earlier session's export (``fullbandit session export``), by worker name.
+
+        Teams are matched to ``workers`` (the new campaign's names) by the export's
+        ``workers`` column; a team with a worker not in ``workers`` is refused, naming the
+        line. Per-arm (semi-bandit) rewards are refused: they are lists, not sums.
+        ``noise_scale`` as for the constructor (default: members' rewards in ``[0, 1]``).
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "old.csv"
+        >>> _ = path.write_text("observation,pull,arms,workers,count,reward,recorded_at\\n"
+        ...                     "1,0,0 1,ann;bo,1,1.0,0\\n2,1,0 1,ann;bo,1,2.0,0\\n")
+        >>> prior = PriorObservations.read_export(path, ["bo", "cy", "ann"])
+        >>> prior.arms, prior.counts.tolist(), prior.reward_sums.tolist()
+        (((0, 2),), [2], [3.0])
+        """
+        import csv
+        from pathlib import Path
+
+        index = {str(name): i for i, name in enumerate(workers)}
+        arms, rewards, counts = [], [], []
+        with Path(path).open(newline="") as handle:
+            reader = csv.DictReader(handle)
+            missing = {"workers", "count", "reward"} - set(reader.fieldnames or ())
+            if missing:
+                raise InvalidParameterError(f"{path}: columns {sorted(missing)} are missing: not a session export")
+            for row in reader:
+                where = f"{path}, line {reader.line_num}"
+                names = [name for name in (row["workers"] or "").split(";") if name]
+                unknown = [name for name in names if name not in index]
+                if not names or unknown:
+                    raise InvalidParameterError(f"{where}, column 'workers': {unknown or 'no worker'} not among the "
+                                                "workers of this campaign")
+                try:
+                    reward, count = float(row["reward"]), int(row["count"])
+                except (TypeError, ValueError):
+                    raise InvalidParameterError(f"{where}: reward {row['reward']!r} and count {row['count']!r} must be "
+                                                "a number and an integer (per-arm rewards cannot be a prior of sums)"
+                                                ) from None
+                if not math.isfinite(reward) or count < 1:
+                    raise InvalidParameterError(f"{where}: reward must be finite and count >= 1")
+                arms.append([index[name] for name in names])
+                rewards.append(reward)
+                counts.append(count)
+        return cls.from_pulls(len(index), arms, rewards, counts, noise_scale=noise_scale, source=f"export {path}")
 
     def to_dict(self) -> dict:
         """JSON-friendly form (saved with an algorithm's state); :meth:`from_dict` reads it back."""

@@ -254,3 +254,67 @@ def test_icb_with_a_real_prior_errs_at_most_delta_and_an_inflated_prior_does_not
     assert _pac_errors(500, 500, runs=300) / 300 <= 0.1 + 3 * math.sqrt(0.1 * 0.9 / 300)
     # Negative control: 20 real answers passed off as 20000 make the prior decide alone (about 4 in 10 wrong).
     assert _pac_errors(20, 20_000, runs=100) / 100 > 0.2
+
+
+def _drive(session, environment, limit=20_000):
+    """Pull and record until the algorithm stops (``next`` is then refused)."""
+    for _ in range(limit):
+        try:
+            (pull,) = session.next()
+        except ProtocolError:
+            break
+        session.record(pull.id, environment.pull(pull.arms))
+    return session.status()
+
+
+def test_a_session_started_with_earlier_answers_matches_run_with_the_same_prior(tmp_path, capsys):
+    from fullbandit.cli import main
+    from fullbandit.sessions import Session
+
+    workers = ["w0", "w1", "w2", "w3", "w4"]
+    means = [0.9, 0.8, 0.4, 0.3, 0.2]
+    (tmp_path / "workers.txt").write_text("\n".join(workers) + "\n")
+    rng = np.random.default_rng(0)
+    lines = ["task,worker,label"]
+    for worker, mean in zip(["w3", "w0", "w1", "w2", "w4", "stranger"], [*means, 0.5], strict=False):
+        lines += [f"q{q},{worker},{q % 2 if rng.random() < mean else 1 - q % 2}" for q in range(30)]
+    (tmp_path / "answers.csv").write_text("\n".join(lines) + "\n")
+    (tmp_path / "gold.csv").write_text("task,true_label\n" + "".join(f"q{q},{q % 2}\n" for q in range(30)))
+    store = str(tmp_path / "s.db")
+    start = ["session", "start", store, "--workers", str(tmp_path / "workers.txt"), "--k", "2", "--algorithm", "icb",
+             "--epsilon", "0.5", "--delta", "0.1", "--noise-scale", "0.8", "--seed", "3"]
+    assert main([*start, "--prior-answers", str(tmp_path / "answers.csv"), "--prior-gold",
+                 str(tmp_path / "gold.csv")]) == 0
+    with Session.open(store) as session:
+        status = _drive(session, fb.BernoulliTeam(means, seed=9))
+        session.export(tmp_path / "export.csv")
+    table = fb.datasets.load_long(tmp_path / "answers.csv", tmp_path / "gold.csv")
+    prior = PriorObservations.from_table(table, workers=workers)
+    assert status["prior_observations"] == 150  # the stranger's 30 answers are not this campaign's
+    algorithm = fb.registry.build("icb", fb.TopK(5, 2), epsilon=0.5, delta=0.1, noise_scale=0.8, seed=3)
+    expected = fb.run(algorithm, fb.BernoulliTeam(means, seed=9), prior=prior, blocks=False, progress=False)
+    assert (tuple(status["best_team"]), status["pulls"]) == (expected.answer, expected.pulls)
+    assert status["gap_bound"] == pytest.approx(expected.gap_bound)
+
+    # A second campaign counts the first one's exported pulls as its prior.
+    second = str(tmp_path / "t.db")
+    assert main([*start[:2], second, *start[3:], "--prior-pulls", str(tmp_path / "export.csv")]) == 0
+    with Session.open(second) as session:
+        assert session.status()["prior_observations"] == expected.pulls
+
+
+def test_session_start_refuses_a_prior_without_changing_anything(tmp_path, capsys):
+    from fullbandit.cli import main
+
+    (tmp_path / "answers.csv").write_text("task,worker,label,true_label\nq1,a,1,1\n")
+    store = tmp_path / "s.db"
+    base = ["session", "start", str(store), "--n", "3", "--k", "1", "--algorithm", "icb", "--epsilon", "0.1",
+            "--delta", "0.1", "--noise-scale", "0.5"]
+    assert main([*base, "--prior-answers", str(tmp_path / "answers.csv")]) == 2
+    assert "none of its workers" in capsys.readouterr().err and not store.exists()
+    assert main([*base, "--prior-gold", str(tmp_path / "answers.csv")]) == 2
+    assert "--prior-gold needs --prior-answers" in capsys.readouterr().err and not store.exists()
+    (tmp_path / "answers.csv").write_text("task,worker,label,true_label\nq1,0,1,1\n")
+    sar = [*base[:8], "adaptive-topk", *base[9:]]
+    assert main([*sar, "--prior-answers", str(tmp_path / "answers.csv")]) == 2
+    assert "does not take prior observations" in capsys.readouterr().err and not store.exists()

@@ -15,6 +15,8 @@ from pathlib import Path
 
 from fullbandit import registry
 from fullbandit._validation import InvalidParameterError
+from fullbandit.datasets.crowd import load_long
+from fullbandit.priors import PriorObservations
 from fullbandit.sessions import Session
 
 
@@ -36,6 +38,15 @@ def add_parser(commands) -> None:
                        help="range of one team's observed reward (also sets the noise scale (HIGH - LOW) / 2)")
     start.add_argument("--noise-scale", type=float, help="sub-Gaussian scale of one observed reward")
     start.add_argument("--seed", type=int, help="seed of the algorithm (default: drawn at random and stored)")
+    history = start.add_mutually_exclusive_group()
+    history.add_argument("--prior-answers", metavar="ANSWERS.CSV",
+                         help="the workers' earlier graded answers (columns task,worker,label; gold from "
+                              "--prior-gold or a true_label column), counted as real observations before the "
+                              "first pull")
+    history.add_argument("--prior-pulls", metavar="EXPORT.CSV",
+                         help="an earlier session's export (`fullbandit session export`) whose teams are counted "
+                              "as real observations before the first pull")
+    start.add_argument("--prior-gold", metavar="GOLD.CSV", help="gold labels of --prior-answers (task,true_label)")
     nxt = actions.add_parser("next", help="hand out the next team(s) to try")
     nxt.add_argument("store")
     nxt.add_argument("--count", type=int, default=1, help="how many pulls to hand out at once (default: 1)")
@@ -72,6 +83,23 @@ def parse_reward(text: str):
     return values[0] if len(values) == 1 else values
 
 
+def read_prior(args, workers: list[str] | None) -> PriorObservations | None:
+    """The prior observations of ``--prior-answers``/``--prior-gold`` or ``--prior-pulls``, by worker name."""
+    if args.prior_gold is not None and args.prior_answers is None:
+        raise InvalidParameterError("--prior-gold needs --prior-answers (the answers it grades)")
+    if args.prior_answers is None and args.prior_pulls is None:
+        return None
+    names = workers if workers is not None else [str(i) for i in range(args.n or 0)]
+    if args.prior_pulls is not None:
+        return PriorObservations.read_export(args.prior_pulls, names)
+    table = load_long(args.prior_answers, args.prior_gold, name=Path(args.prior_answers).name)
+    prior = PriorObservations.from_table(table, workers=names)
+    if not prior.arms:
+        raise InvalidParameterError(f"--prior-answers {args.prior_answers}: none of its workers is a worker of "
+                                    "this session (names must match)")
+    return prior
+
+
 def run(args) -> int:
     """Carry out ``fullbandit session ACTION`` with the parsed ``args``; return the exit status."""
     if args.action == "start":
@@ -84,7 +112,7 @@ def run(args) -> int:
             workers = [line.strip() for line in lines if line.strip()]
         session = Session.start(args.store, algorithm=args.algorithm, k=args.k, n=args.n, workers=workers,
                                 epsilon=args.epsilon, delta=args.delta, reward_range=args.reward_range,
-                                noise_scale=args.noise_scale, seed=args.seed)
+                                noise_scale=args.noise_scale, seed=args.seed, prior=read_prior(args, workers))
         session.close()
         print(f"created {args.store}")
         return 0

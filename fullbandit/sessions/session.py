@@ -41,6 +41,7 @@ from typing import Any
 from fullbandit import registry
 from fullbandit._validation import InvalidParameterError, check_reward_range
 from fullbandit.base import Algorithm, ProtocolError, Pull
+from fullbandit.priors import PriorObservations
 from fullbandit.problem import TopK, decision_class_from_dict
 from fullbandit.sessions import store
 from fullbandit.state import StateError
@@ -62,7 +63,8 @@ class Session:
     # --- creation and opening -----------------------------------------------------------
     @classmethod
     def start(cls, path, *, algorithm: str, k: int, n: int | None = None, workers=None, epsilon=None,
-              delta=None, reward_range=None, noise_scale=None, seed: int | None = None) -> Session:
+              delta=None, reward_range=None, noise_scale=None, seed: int | None = None,
+              prior: PriorObservations | None = None) -> Session:
         """Create a session store at ``path`` (which must not exist) and open it.
 
         Parameters
@@ -82,6 +84,11 @@ class Session:
         seed : int, optional
             Seed of the algorithm; drawn at random (and stored) when ``None``, since the
             journal is replayed from it.
+        prior : fullbandit.priors.PriorObservations, optional
+            Earlier real observations of these workers (in the order of ``workers``), stored
+            with the session and counted by the algorithm before its first pull (see
+            :mod:`fullbandit.priors`); refused, before the file exists, by an algorithm that
+            cannot take them.
         """
         path = Path(path)
         if path.exists():
@@ -107,6 +114,10 @@ class Session:
                    "offered": {"reward_range": offered_range,
                                "noise_scale": None if offered_range is None else
                                (offered_range[1] - offered_range[0]) / 2}}
+        if prior is not None:
+            if not isinstance(prior, PriorObservations):
+                raise TypeError(f"prior must be a fullbandit.priors.PriorObservations, got {type(prior).__name__}")
+            created["prior"] = prior.to_dict()
         _build(created, path, stored=False)  # validate everything before the file exists
         store.create(path, created)
         return cls.open(path)
@@ -194,7 +205,8 @@ class Session:
                 "gap_bound": result.gap_bound if result.gap_bound is None or math.isfinite(result.gap_bound)
                 else str(result.gap_bound),
                 "epsilon": result.epsilon, "rule_fired": str(algorithm.stop_reason) == "stopping rule",
-                "done": algorithm.done, "stop_reason": str(algorithm.stop_reason)}
+                "done": algorithm.done, "stop_reason": str(algorithm.stop_reason),
+                "prior_observations": 0 if algorithm.prior is None else algorithm.prior.n_observations}
 
     def export(self, csv_path) -> int:
         """Write the observations as CSV (one row each, oldest first); return their number."""
@@ -280,7 +292,9 @@ def _build(created: dict, path: Path, *, stored: bool = True) -> Algorithm:
         algorithm = registry.build(created["algorithm"], problem, seed=created["seed"], **created["parameters"])
         offered = created["offered"]
         range_ = offered["reward_range"]
-        algorithm.setup(noise_scale=offered["noise_scale"], reward_range=None if range_ is None else tuple(range_))
+        prior = created.get("prior")
+        algorithm.setup(noise_scale=offered["noise_scale"], reward_range=None if range_ is None else tuple(range_),
+                        prior=None if prior is None else PriorObservations.from_dict(prior))
     except (KeyError, TypeError, InvalidParameterError) as error:
         if not stored:
             raise  # the caller's own arguments: their message names the argument
