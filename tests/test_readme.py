@@ -25,6 +25,11 @@ def test_readme_python_examples_run(tmp_path, monkeypatch):
     crowd = namespace["table"]
     assert [crowd.worker_ids[i] for i in namespace["search"].answer] == ["ann", "bob"]
     assert namespace["search"].certified and set(crowd.best_team(2)) == set(namespace["search"].answer)
+    # The prior example: the same answer, certified, on fewer of the campaign's own pulls.
+    warm = namespace["warm"]
+    assert warm.answer == namespace["search"].answer and warm.certified
+    assert warm.constants["prior_observations"] == 150 and warm.pulls < namespace["search"].pulls
+    print("README prior example:", warm.pulls, "pulls against", namespace["search"].pulls)
 
 
 def test_ci_runs_the_readme_test_command():
@@ -33,3 +38,4 @@ def test_ci_runs_the_readme_test_command():
     assert len(commands) == 2
     test_command = next(command for command in commands if "pytest" in command)
     assert test_command in (ROOT / ".ci" / "run").read_text()
+
