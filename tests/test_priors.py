@@ -318,3 +318,38 @@ def test_session_start_refuses_a_prior_without_changing_anything(tmp_path, capsy
     sar = [*base[:8], "adaptive-topk", *base[9:]]
     assert main([*sar, "--prior-answers", str(tmp_path / "answers.csv")]) == 2
     assert "does not take prior observations" in capsys.readouterr().err and not store.exists()
+
+
+def _batch(path, tasks, skills, rng):
+    """A long CSV of answers with a true_label column: each worker right with its skill."""
+    lines = ["task,worker,label,true_label"]
+    for task in tasks:
+        truth = rng.choice(["A", "B"])
+        lines += [f"{task},{w},{truth if rng.random() < p else 'AB'.replace(truth, '')},{truth}"
+                  for w, p in skills.items()]
+    path.write_text("\n".join(lines) + "\n")
+
+
+def test_solve_with_a_prior_batch_counts_it_and_refuses_shared_tasks(tmp_path, capsys):
+    import json as json_module
+
+    from fullbandit.cli import main
+
+    rng = np.random.default_rng(1)
+    skills = {"ann": 0.9, "bob": 0.85, "cat": 0.5, "dan": 0.3}
+    _batch(tmp_path / "now.csv", [f"t{i}" for i in range(40)], skills, rng)
+    _batch(tmp_path / "old.csv", [f"o{i}" for i in range(25)], {**skills, "zed": 0.7}, rng)
+    base = ["solve", "--data", str(tmp_path / "now.csv"), "--k", "2", "--algorithm", "icb", "--epsilon", "0.3",
+            "--no-progress", "--json"]
+    runs = {}
+    for label, extra in (("cold", []), ("warm", ["--prior-answers", str(tmp_path / "old.csv")])):
+        assert main([*base, *extra]) == 0
+        runs[label] = json_module.loads(capsys.readouterr().out)
+    assert runs["warm"]["constants"]["prior_observations"] == 100  # zed is not a worker of --data
+    assert runs["warm"]["answer"] == runs["cold"]["answer"] == [0, 1]
+    assert runs["warm"]["pulls"] < runs["cold"]["pulls"]
+    # The campaign's own answers cannot also be its prior.
+    assert main([*base, "--prior-answers", str(tmp_path / "now.csv")]) == 2
+    assert "shares 40 task(s) with --data" in capsys.readouterr().err
+    assert main(["solve", "--prior-answers", str(tmp_path / "old.csv"), "--k", "2"]) == 2
+    assert "applies only with --data" in capsys.readouterr().err

@@ -30,6 +30,7 @@ from fullbandit.full.saqm import WIDTH_BOUNDS
 from fullbandit.full.static import ALLOCATIONS
 from fullbandit.instances import REWARD_MODELS, team_environment
 from fullbandit.metrics import misclassified
+from fullbandit.priors import PriorObservations
 from fullbandit.problem import PartitionMatroid, Thresholding, TopK
 
 # Defaults chosen so the default run finishes in seconds: IT has a tie at the 10th
@@ -67,6 +68,12 @@ def add_parser(commands) -> None:
                              "task=item,worker=annotator,label=vote,true_label=gold")
     parser.add_argument("--min-answers", type=int, default=None,
                         help="with --data: drop workers with fewer gold answers (default: 1)")
+    parser.add_argument("--prior-answers", metavar="EARLIER.CSV", default=None,
+                        help="with --data: the workers' graded answers to an earlier, separate batch of tasks "
+                             "(same columns; gold from --prior-gold or a true_label column), counted as real "
+                             "observations before the first pull")
+    parser.add_argument("--prior-gold", metavar="GOLD.CSV", default=None,
+                        help="with --prior-answers: their true labels")
     parser.add_argument("--k", type=int, default=10, help="team size (default: 10)")
     parser.add_argument("--workers", metavar="WORKERS.CSV", default=None,
                         help="with --group-column and --at-most: a CSV file with a worker column (the worker ids) "
@@ -225,7 +232,7 @@ def run(args) -> int:
             raise InvalidParameterError("give --epsilon (on the team's sum) or --epsilon-per-member, not both")
         args.epsilon = args.k * args.epsilon_per_member
     if args.data is None:
-        for option in ("gold", "min_answers", "columns"):
+        for option in ("gold", "min_answers", "columns", "prior_answers", "prior_gold"):
             if getattr(args, option) is not None:
                 raise InvalidParameterError(f"--{option.replace('_', '-')} applies only with --data")
         return _run_dataset(args, spec)
@@ -255,7 +262,7 @@ def _run_dataset(args, spec: registry.AlgorithmSpec) -> int:
     return 0
 
 
-def _search(args, spec: registry.AlgorithmSpec, problem, make_environment):
+def _search(args, spec: registry.AlgorithmSpec, problem, make_environment, prior=None):
     """Run the chosen algorithm on ``problem`` against ``make_environment(seed)``: ``(result, parameters)``."""
     environment_seed, algorithm_seed = np.random.SeedSequence(args.seed).spawn(2)
     environment = make_environment(environment_seed)
@@ -264,7 +271,7 @@ def _search(args, spec: registry.AlgorithmSpec, problem, make_environment):
         parameters["epsilon"] = spec.epsilon_from_sum(parameters["epsilon"], args.k)
     algorithm = spec.build(problem, seed=algorithm_seed, **parameters)
     result = driver.run(algorithm, environment, progress=False if args.no_progress else None,
-                        time_limit=args.time_limit)
+                        time_limit=args.time_limit, prior=prior)
     return result, parameters
 
 
@@ -339,14 +346,15 @@ def _run_files(args, spec: registry.AlgorithmSpec) -> int:
         raise InvalidParameterError(f"--reward-model {args.reward_model} does not apply to --data; "
                                     f"use bernoulli or replay")
     table = load_files(args.data, args.gold, args.min_answers, args.columns)
+    prior = prior_from_files(args, table)
     problem, groups = grouped_problem(spec, table.worker_ids, args)
     result, parameters = _search(args, spec, problem, lambda seed: table.environment(
-        args.reward_model, feedback=spec.feedback, seed=seed))
+        args.reward_model, feedback=spec.feedback, seed=seed), prior=prior)
     if args.json:
         inputs = {"data": args.data, "gold": args.gold, "min_answers": args.min_answers, "k": args.k,
                   "threshold": getattr(problem, "threshold", None), "seed": args.seed,
                   "reward_model": args.reward_model, "algorithm": spec.name, "parameters": parameters,
-                  **matroid_inputs(args)}
+                  "prior_answers": args.prior_answers, "prior_gold": args.prior_gold, **matroid_inputs(args)}
         workers = {"worker_ids": list(table.worker_ids), "accuracies": table.accuracies.tolist(),
                    "n_answered": table.n_answered.tolist()}
         print(json.dumps({"inputs": inputs, "workers": workers, **result.as_dict(), **group_output(groups, result)},
@@ -354,6 +362,32 @@ def _run_files(args, spec: registry.AlgorithmSpec) -> int:
         return 0
     print(f"data          {args.data}: {table.n_workers} workers, {table.n_tasks} gold tasks "
           f"({int(table.n_answered.sum())} graded answers); reward model {args.reward_model}")
+    if prior is not None:
+        print(f"prior         {args.prior_answers}: {prior.n_observations} earlier graded answers of "
+              f"{len(prior.arms)} of these workers, counted before the first pull")
     print(result.describe())
     _report_truth(problem, result, table.worker_ids, table.accuracies, groups)
     return 0
+
+
+def prior_from_files(args, table: CrowdTable) -> PriorObservations | None:
+    """The prior of ``--prior-answers``/``--prior-gold``, matched to ``table``'s workers by name.
+
+    The earlier batch must not share a task with the campaign's data: the same answers
+    counted as prior and replayed again would be counted twice.
+    """
+    if args.prior_answers is None:
+        if args.prior_gold is not None:
+            raise InvalidParameterError("--prior-gold needs --prior-answers (the answers it grades)")
+        return None
+    earlier = load_files(args.prior_answers, args.prior_gold, None, args.columns)
+    shared = sorted(set(earlier.task_ids) & set(table.task_ids))
+    if shared:
+        raise InvalidParameterError(
+            f"--prior-answers {args.prior_answers} shares {len(shared)} task(s) with --data (e.g. {shared[0]!r}): "
+            "a prior must be an earlier, separate batch of tasks, or its answers would be counted twice")
+    prior = PriorObservations.from_table(earlier, workers=table.worker_ids)
+    if not prior.arms:
+        raise InvalidParameterError(f"--prior-answers {args.prior_answers}: none of its workers is among the "
+                                    "workers of --data (names must match)")
+    return prior
