@@ -39,13 +39,14 @@ from pathlib import Path
 import numpy as np
 
 from fullbandit._validation import InvalidParameterError, check_vector
+from fullbandit.datasets.shared_data import SHARED_DATA
 from fullbandit.environments import Categorical
 
 RATINGS = ("not_funny", "somewhat_funny", "funny")
 REWARDS = (0.0, 0.5, 1.0)
 CAPTION559_ID = "rank"
 CAPTION559_TOTAL = "votes"
-CAPTION559_RAW = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "caption559" / "counts.csv"
+CAPTION559_RAW = SHARED_DATA / "caption559" / "counts.csv"
 _INTEGER = re.compile(r"\s*[+-]?\d+\s*")
 
 
