@@ -8,6 +8,10 @@ never stops):
   commit); median and 99th percentile in milliseconds.
 * **throughput**: ``--processes`` processes record their own pulls at once (each opened its
   session first); records per second over the wall time from the first to the last record.
+* **status page**: ``GET /`` of ``fullbandit session serve`` on the latency store (``--records``
+  observations), through a real HTTP client: the first load (a replay of the whole journal, what
+  every load cost before the page cache) and the median of ``--page-loads`` loads with nothing
+  recorded in between (served from the cache).
 
 The store is on the folder given by ``--folder`` (default: a temporary folder), so the
 numbers are those of that disk's fsync.
@@ -23,13 +27,16 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
+import urllib.request
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from fullbandit.sessions import Session
+from fullbandit.sessions.http import make_server
 
 WORKER = """
 import sys, time
@@ -62,6 +69,25 @@ def latency(folder: Path, records: int) -> np.ndarray:
     return np.array(times) * 1000.0
 
 
+def page_loads(path: Path, loads: int) -> tuple[float, float]:
+    """``(first load, median of the next loads)`` of the status page, in milliseconds."""
+    server = make_server(path, port=0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/"
+    times = []
+    try:
+        for _ in range(loads + 1):
+            start = time.perf_counter()
+            with urllib.request.urlopen(url, timeout=60) as response:
+                response.read()
+            times.append(time.perf_counter() - start)
+    finally:
+        server.shutdown()
+        server.server_close()
+    return times[0] * 1000.0, float(np.median(times[1:])) * 1000.0
+
+
 def throughput(folder: Path, processes: int, each: int) -> float:
     path = folder / "throughput.db"
     new_session(path, processes * each)
@@ -81,15 +107,20 @@ def main(argv=None) -> None:
     parser.add_argument("--records", type=int, default=1000)
     parser.add_argument("--processes", type=int, default=8)
     parser.add_argument("--each", type=int, default=100)
+    parser.add_argument("--page-loads", type=int, default=20)
     parser.add_argument("--folder", default=None)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(dir=args.folder) as folder:
         times = latency(Path(folder), args.records)
+        first_page, cached_page = page_loads(Path(folder) / "latency.db", args.page_loads)
         rate = throughput(Path(folder), args.processes, args.each)
     rows = [{"measure": "record latency median (ms)", "value": float(np.median(times)), "records": args.records},
             {"measure": "record latency p99 (ms)", "value": float(np.percentile(times, 99)), "records": args.records},
             {"measure": f"concurrent records per second ({args.processes} processes)", "value": rate,
-             "records": args.processes * args.each}]
+             "records": args.processes * args.each},
+            {"measure": "status page, first load (ms)", "value": first_page, "records": args.records},
+            {"measure": f"status page, cached load (ms, median of {args.page_loads})", "value": cached_page,
+             "records": args.records}]
     table = pd.DataFrame(rows)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     table.to_csv(args.out, index=False)

@@ -24,17 +24,19 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_SOURCE = REPO_ROOT.parent / "shared" / "data" / "rte" / "rte_labels.csv"
 DEFAULT_OUT = REPO_ROOT / "fullbandit" / "datasets" / "embedded"
 
-# Count with the package's own function, so the table and the loader cannot disagree.
+# Grade with the package's own loader, so the table and the CrowdTable of the raw labels cannot disagree.
 sys.path.insert(0, str(REPO_ROOT))
-from fullbandit.datasets.rte import RTE_TABLE, accuracies_from_labels  # noqa: E402
+from fullbandit.datasets.rte import RTE_TABLE, load_rte_labels  # noqa: E402
 
 
 def table_csv(source: Path) -> str:
-    data = accuracies_from_labels(source)
+    table = load_rte_labels(source)
+    counts = dict(zip(table.worker_ids, zip(table.n_answered, table.n_correct, strict=True), strict=True))
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["worker", "labels", "correct"])
-    for worker, labels, correct in zip(data.worker_ids, data.labels, data.correct, strict=True):
+    for worker in sorted(counts):
+        labels, correct = counts[worker]
         writer.writerow([worker, int(labels), int(correct)])
     return buffer.getvalue()
 

@@ -18,6 +18,15 @@ Rules
   its cap. A group that ``capacities`` does not name is refused (no silent default), and
   so is a label that no worker of ``worker_ids`` carries (likely a typo).
 * ``k`` must be reachable: ``sum over groups of min(cap, group size) >= k``.
+* The teams must span ``R^n`` (``spanning=True``, the default): the full-bandit
+  algorithms that take a matroid (ICB, the exhaustive reference) estimate every worker's
+  mean by least squares on team sums. With two or more groups that needs every cap to be
+  at least 1 and the caps, each counted up to its group's size, to sum to more than
+  ``k``; caps summing to exactly ``k`` (e.g. "one per country" over ``k`` countries) fix
+  every team's group counts, and a single feasible team leaves nothing to search. Both
+  are refused here, before any pull, naming the groups with their sizes and caps
+  (:meth:`fullbandit.problem.PartitionMatroid.require_spanning_design`, which proves the
+  condition).
 """
 
 from __future__ import annotations
@@ -41,7 +50,8 @@ def _listing(items, limit: int = 5) -> str:
 
 def partition_matroid_from_column(worker_ids: Sequence, workers, column: str, *, k: int,
                                   at_most: int | None = None, capacities: Mapping | None = None,
-                                  id_column: str = "worker") -> tuple[PartitionMatroid, tuple[str, ...]]:
+                                  id_column: str = "worker",
+                                  spanning: bool = True) -> tuple[PartitionMatroid, tuple[str, ...]]:
     """The partition matroid "at most ``cap`` workers per value of ``column``", and the group labels.
 
     Parameters
@@ -60,6 +70,10 @@ def partition_matroid_from_column(worker_ids: Sequence, workers, column: str, *,
         A cap for each group label; every group must be named, and only groups.
     id_column : str
         The column of worker ids (default ``"worker"``).
+    spanning : bool
+        Refuse caps under which the feasible teams do not span ``R^n`` (what the
+        full-bandit algorithms need; see the module's rules). ``False`` builds the matroid
+        anyway, e.g. to compute the best team under the caps.
 
     Returns
     -------
@@ -71,21 +85,39 @@ def partition_matroid_from_column(worker_ids: Sequence, workers, column: str, *,
     ------
     InvalidParameterError
         Missing or duplicated workers, empty cells, missing columns, unknown or unnamed
-        capacity labels, and a ``k`` no team respecting the caps can reach.
+        capacity labels, a ``k`` no team respecting the caps can reach, and (with
+        ``spanning``) caps under which the teams do not span ``R^n``.
 
     Examples
     --------
     >>> import pandas as pd
     >>> from fullbandit.constraints import partition_matroid_from_column
-    >>> table = pd.DataFrame({"worker": ["c", "a", "b", "d"], "country": ["fr", "jp", "jp", "fr"]})
-    >>> problem, labels = partition_matroid_from_column(["a", "b", "c", "d"], table, "country", k=2, at_most=1)
+    >>> table = pd.DataFrame({"worker": ["c", "a", "b", "d", "e"], "country": ["fr", "jp", "jp", "fr", "fr"]})
+    >>> problem, labels = partition_matroid_from_column(["a", "b", "c", "d", "e"], table, "country", k=2,
+    ...                                                 capacities={"jp": 1, "fr": 2})
     >>> problem.groups, problem.capacities, labels
-    ((0, 0, 1, 1), (1, 1), ('jp', 'fr'))
-    >>> problem.best([0.9, 0.8, 0.1, 0.2])  # one from jp, one from fr
-    (0, 3)
-    >>> partition_matroid_from_column(["a", "b", "c", "d"], table, "country", k=2,
-    ...                               capacities={"jp": 2, "fr": 0})[0].capacities
-    (2, 0)
+    ((0, 0, 1, 1, 1), (1, 2), ('jp', 'fr'))
+    >>> problem.best([0.9, 0.8, 0.1, 0.2, 0.3])  # at most one from jp
+    (0, 4)
+
+    Caps of 1 for two groups and ``k = 2`` fix every team to one of each country: team
+    sums can then not tell the countries' levels apart, and the search is refused unless
+    ``spanning=False``:
+
+    >>> import textwrap
+    >>> from fullbandit import InvalidParameterError
+    >>> try:
+    ...     partition_matroid_from_column(["a", "b", "c", "d", "e"], table, "country", k=2, at_most=1)
+    ... except InvalidParameterError as error:
+    ...     print(textwrap.fill(str(error), 90))
+    group caps jp: 2 arms, cap 1; fr: 3 arms, cap 1: counted up to each group's size, the caps
+    sum to k=2, so every feasible team holds exactly 1 of jp, 1 of fr: team sums then compare
+    arms only within a group and the full-bandit algorithms' least-squares design has rank 4 <
+    n=5. Raise a cap so that they sum to more than k, or lower k below 2
+    >>> problem, _ = partition_matroid_from_column(["a", "b", "c", "d", "e"], table, "country", k=2, at_most=1,
+    ...                                            spanning=False)
+    >>> problem.capacities, problem.best([0.9, 0.8, 0.1, 0.2, 0.3])  # one from jp, one from fr
+    ((1, 1), (0, 4))
     """
     ids = [str(w) for w in worker_ids]
     if (at_most is None) == (capacities is None):
@@ -149,4 +181,7 @@ def partition_matroid_from_column(worker_ids: Sequence, workers, column: str, *,
                            enumerate(zip(labels, caps, strict=True)))
         raise InvalidParameterError(f"k={k} is unreachable: the caps on column {column!r} allow at most {room} "
                                     f"workers in a team ({detail})")
-    return PartitionMatroid(tuple(groups), tuple(caps), k), tuple(labels)
+    problem = PartitionMatroid(tuple(groups), tuple(caps), k)
+    if spanning:
+        problem.require_spanning_design(labels)
+    return problem, tuple(labels)

@@ -165,6 +165,27 @@ class DecisionClass(ABC):
             raise InvalidParameterError(f"{name}={tuple(super_arm)!r} is not in the decision class: {reason}")
         return arms
 
+    def require_spanning_design(self, labels=None) -> None:  # noqa: B027 - optional hook
+        """Refuse a class whose super-arms' indicators do not span ``R^n``.
+
+        The full-bandit algorithms estimate every arm's mean by least squares on the team
+        sums, which needs the indicators of the super-arms they pull to span ``R^n``; they
+        call this before their first pull. The default checks nothing: the ``k``-subsets of
+        ``n`` arms span ``R^n`` whenever ``1 <= k < n``, which :class:`TopK` enforces.
+        :class:`PartitionMatroid` overrides it.
+
+        Parameters
+        ----------
+        labels : sequence of str, optional
+            Names of the groups (or whatever the class is built from), for the message.
+
+        Examples
+        --------
+        >>> from fullbandit.problem import TopK
+        >>> TopK(5, 4).require_spanning_design() is None
+        True
+        """
+
     def maximize(self, weights) -> SuperArm:
         """Linear maximisation oracle: argmax of ``sum(weights[i] for i in M)`` over the class.
 
@@ -500,6 +521,137 @@ class PartitionMatroid(DecisionClass):
                     product[a + b] += p * f
             polynomial = product
         return polynomial[self.k] if self.k < len(polynomial) else 0
+
+    def _count_ranges(self) -> list[tuple[int, int, int, int]]:
+        """``(group, size, lo, hi)`` of each group with members: a basis holds ``lo .. hi`` of them.
+
+        With ``m_g = min(c_g, s_g)`` and ``M = sum_g m_g``: ``hi_g = min(m_g, k)`` and
+        ``lo_g = max(0, k - (M - m_g))`` (the other groups take at most ``M - m_g``); every
+        count in between occurs, since a basis can trade one member with another group.
+        """
+        sizes = self._group_sizes()
+        room = [min(cap, size) for cap, size in zip(self.capacities, sizes, strict=True)]
+        total = sum(room)
+        return [(g, sizes[g], max(0, self.k - (total - room[g])), min(room[g], self.k))
+                for g in range(len(sizes)) if sizes[g] > 0]
+
+    @property
+    def design_rank(self) -> int:
+        """Rank of the matrix whose rows are the indicator vectors of all the bases.
+
+        The full-bandit algorithms estimate ``theta`` by least squares on team sums, so
+        they need this rank to be ``n``. Closed form, with the notation of
+        :meth:`_count_ranges` over the ``G`` groups that have members (sizes ``s_g``):
+        call group ``g`` *fixed* if ``lo_g = hi_g`` (every basis holds the same number of
+        its members; ``F`` such groups) and *mixed* if some basis holds some but not all of
+        its members (``[lo_g, hi_g]`` meets ``[1, s_g - 1]``). Then
+
+        ``rank = max(1, G - F) + sum over mixed groups of (s_g - 1)``,
+
+        and the rank is ``n`` exactly when ``G = 1`` (then ``1 <= k < n``, which the
+        constructor enforces) or when every group has a cap ``c_g >= 1`` and
+        ``M = sum_g min(c_g, s_g) > k``.
+
+        Proof. Let ``V`` be the span of the bases' indicators and ``P: R^n -> R^G`` the
+        map summing the coordinates of each group. (1) If ``g`` is mixed, for members
+        ``a != b`` of ``g`` some basis holds ``a`` but not ``b`` (take counts with
+        ``1 <= j_g <= s_g - 1``), and exchanging ``a`` for ``b`` gives a basis, so
+        ``e_a - e_b`` is in ``V``: ``V`` contains the ``(s_g - 1)``-dimensional space
+        ``D_g`` of vectors on ``g`` summing to 0. (2) If ``g`` is not mixed, every basis
+        holds none or all of ``g``, so every vector of ``V`` is constant on ``g``. (3) A
+        vector of ``V`` with zero group sums is therefore 0 on the unmixed groups and in
+        ``D_g`` on the mixed ones, so ``V`` meets the kernel of ``P`` in the sum of the
+        ``D_g`` and ``dim V = dim P(V) + sum_{mixed} (s_g - 1)``. (4) ``P(V)`` is the span of
+        the feasible count vectors ``J = {j integer : 0 <= j_g <= m_g, sum_g j_g = k}``,
+        the integer points of a polytope whose vertices are integral (an interval matrix
+        is totally unimodular), so ``J`` has the polytope's affine hull, which its implicit
+        equalities cut out (Schrijver, *Theory of Linear and Integer Programming*, 1986,
+        section 8.2): ``sum_g j_g = k`` and ``j_g = lo_g`` for the fixed groups. That hull
+        has dimension ``G - 1 - F`` when ``F < G`` (and 0 when every group is fixed; never
+        ``F = G - 1``, as the sum then fixes the last group) and misses the origin
+        (``k >= 1``), so ``dim span J = max(1, G - F)``. For the criterion: with
+        ``G >= 2``, a group with ``c_g = 0`` is fixed at 0, and ``M = k`` fixes every group;
+        either way ``max(1, G - F) < G``. Conversely, if every ``c_g >= 1`` and ``M > k``, no
+        group is fixed (``hi_g >= 1`` and ``lo_g <= k - 1 < hi_g`` or ``lo_g = 0``) and every
+        group is mixed (``hi_g >= 1`` and ``lo_g <= m_g - 1 <= s_g - 1``), so the rank is
+        ``G + sum_g (s_g - 1) = n``. ``tests/test_problem_rank.py`` checks the formula
+        against ``numpy.linalg.matrix_rank`` of every basis on small instances.
+
+        Examples
+        --------
+        Caps summing to ``k``: every team holds one member of each group, so team sums
+        only compare members of one group with each other (rank ``1 + 1 + 1 = 3 < 4``):
+
+        >>> from fullbandit.problem import PartitionMatroid
+        >>> PartitionMatroid((0, 0, 1, 1), (1, 1), 2).design_rank
+        3
+        >>> PartitionMatroid((0, 0, 1, 1), (2, 1), 2).design_rank   # caps sum to 3 > k
+        4
+        """
+        ranges = self._count_ranges()
+        fixed = sum(lo == hi for _, _, lo, hi in ranges)
+        mixed = sum(size - 1 for _, size, lo, hi in ranges if max(lo, 1) <= min(hi, size - 1))
+        return max(1, len(ranges) - fixed) + mixed
+
+    def require_spanning_design(self, labels=None) -> None:
+        """Refuse caps under which the full-bandit algorithms cannot estimate every arm's mean.
+
+        Raised before any pull (by :func:`fullbandit.run`, by :meth:`fullbandit.registry.AlgorithmSpec.build`
+        for a full-bandit algorithm, and by :func:`fullbandit.constraints.partition_matroid_from_column`)
+        when only one team is feasible, when a group's cap is 0, or when the caps (each
+        counted up to its group's size) sum to exactly ``k``; these are the cases where
+        :attr:`design_rank` is below ``n``. The message names every group with its size
+        and cap and says what to change.
+
+        Parameters
+        ----------
+        labels : sequence of str, optional
+            The group names (``labels[g]`` for group ``g``); group indices otherwise.
+
+        Raises
+        ------
+        InvalidParameterError
+
+        Examples
+        --------
+        >>> from fullbandit.problem import PartitionMatroid
+        >>> PartitionMatroid((0, 0, 1, 1, 1), (1, 2), 2).require_spanning_design()   # caps sum to 3 > 2
+        >>> import textwrap
+        >>> from fullbandit import InvalidParameterError
+        >>> try:
+        ...     PartitionMatroid((0, 0, 1, 1), (1, 1), 2).require_spanning_design(["fr", "jp"])
+        ... except InvalidParameterError as error:
+        ...     print(textwrap.fill(str(error), 90))
+        group caps fr: 2 arms, cap 1; jp: 2 arms, cap 1: counted up to each group's size, the caps
+        sum to k=2, so every feasible team holds exactly 1 of fr, 1 of jp: team sums then compare
+        arms only within a group and the full-bandit algorithms' least-squares design has rank 3 <
+        n=4. Raise a cap so that they sum to more than k, or lower k below 2
+        """
+        rank = self.design_rank
+        if rank == self.n:
+            return
+        sizes = self._group_sizes()
+        names = [str(labels[g]) if labels is not None else f"group {g}" for g in range(len(sizes))]
+        used = [g for g in range(len(sizes)) if sizes[g] > 0]
+        table = "; ".join(f"{names[g]}: {sizes[g]} {'arm' if sizes[g] == 1 else 'arms'}, cap {self.capacities[g]}"
+                          for g in used)
+        rank_text = f"the full-bandit algorithms' least-squares design has rank {rank} < n={self.n}"
+        if self.size == 1:
+            team = self.best(np.zeros(self.n))
+            raise InvalidParameterError(
+                f"group caps {table} leave only one feasible team of k={self.k} ({', '.join(map(str, team))}): "
+                f"there is nothing to search. Raise a cap or lower k")
+        closed = [g for g in used if self.capacities[g] == 0]
+        if closed:
+            raise InvalidParameterError(
+                f"group caps {table}: {', '.join(names[g] for g in closed)} {'has' if len(closed) == 1 else 'have'} "
+                f"cap 0, so {'its' if len(closed) == 1 else 'their'} arms are never on a team and {rank_text}. "
+                f"Drop those arms or give every group a cap of at least 1")
+        counts = ", ".join(f"{min(self.capacities[g], sizes[g])} of {names[g]}" for g in used)
+        raise InvalidParameterError(
+            f"group caps {table}: counted up to each group's size, the caps sum to k={self.k}, so every feasible "
+            f"team holds exactly {counts}: team sums then compare arms only within a group and {rank_text}. "
+            f"Raise a cap so that they sum to more than k, or lower k below {self.k}")
 
     def _is_member(self, arms):
         counts = [0] * len(self.capacities)

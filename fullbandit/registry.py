@@ -89,7 +89,11 @@ class AlgorithmSpec:
         object.__setattr__(self, "fixed", MappingProxyType(dict(self.fixed)))
 
     def build(self, problem: DecisionClass, **parameters) -> Algorithm:
-        """An instance for ``problem``; ``parameters`` may not override the fixed ones."""
+        """An instance for ``problem``; ``parameters`` may not override the fixed ones.
+
+        A full-bandit algorithm is refused a class whose super-arms do not span ``R^n``
+        (:meth:`fullbandit.problem.DecisionClass.require_spanning_design`), before any pull.
+        """
         clash = set(parameters) & set(self.fixed)
         if clash:
             raise InvalidParameterError(f"{self.name} fixes {sorted(clash)}; choose another registry entry")
@@ -97,6 +101,8 @@ class AlgorithmSpec:
         if unknown:
             raise InvalidParameterError(f"{self.name} takes no parameter(s) {sorted(unknown)}; its options are "
                                         f"{', '.join(self.options)}")
+        if self.feedback == "full" and isinstance(problem, DecisionClass):
+            problem.require_spanning_design()
         factory: Any = self.cls  # a concrete subclass, whose signature mypy cannot see here
         return factory(problem, **self.fixed, **parameters)
 

@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import fullbandit as fb
 from fullbandit import constraints
 from fullbandit._validation import InvalidParameterError
 from fullbandit.cli import main
@@ -193,3 +194,24 @@ def test_cli_refusals_from_the_workers_file_name_the_problem(tmp_path, capsys):
     assert "k=30 is unreachable" in capsys.readouterr().err
     assert main([*base[:4], str(tmp_path / "nope.csv"), *base[5:], "--k", "3", "--at-most", "2"]) == 2
     assert "not found" in capsys.readouterr().err
+
+
+def test_caps_summing_to_k_are_refused_before_any_pull_naming_groups_sizes_and_caps(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "workers.csv"
+    data, groups = capped_it_table(path)
+    sizes = {label: groups.count(label) for label in ("top", "x", "y")}
+    pulls = []
+    monkeypatch.setattr(fb.Environment, "pull", lambda self, *a, **k: pulls.append(a) or 0.0)
+    # Three groups with cap 2 and k = 6: every team holds exactly 2 of each group.
+    assert main(["solve", "--algorithm", "icb", "--k", "6", "--workers", str(path), "--group-column", "team",
+                 "--at-most", "2", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    order = sorted(sizes, key=lambda label: groups.index(label))  # group indices follow the arms' order
+    table = "; ".join(f"{label}: {sizes[label]} arms, cap 2" for label in order)
+    assert f"group caps {table}: counted up to each group's size, the caps sum to k=6" in err
+    assert f"exactly {', '.join(f'2 of {label}' for label in order)}" in err
+    assert f"rank {1 + sum(s - 1 for s in sizes.values())} < n=36" in err and "lower k below 6" in err
+    assert pulls == []
+    # One more seat for the same caps spans R^n (caps sum to 6 > 5) and runs.
+    assert main(["solve", "--algorithm", "icb", "--k", "5", "--workers", str(path), "--group-column", "team",
+                 "--at-most", "2", "--no-progress", "--epsilon", "1.0"]) == 0

@@ -334,3 +334,82 @@ def test_cli_workers_file_names_the_team_and_refusals_exit_2_without_change(tmp_
     assert journal(path) == before
     with Session.open(path) as session:  # the offered range sets the noise scale (2 - 0) / 2
         assert session.created["offered"] == {"reward_range": [0.0, 2.0], "noise_scale": 1.0}
+
+
+# --- the algorithm a session keeps between operations --------------------------------------
+
+def _direct(records):
+    """The same asks and tells on one algorithm, without any store: what every replay must equal."""
+    algorithm = registry.build("icb", fb.TopK(5, 2), epsilon=0.0001, delta=0.1, noise_scale=0.2, seed=7)
+    pulls = [algorithm.ask() for _ in range(records)]
+    for pull in pulls:
+        algorithm.tell(pull, 0.25 * (pull.id % 4))
+    return algorithm
+
+
+def test_records_reuse_the_kept_algorithm_without_rebuilding_it(tmp_path, monkeypatch):
+    from fullbandit.base import Algorithm
+    from fullbandit.sessions import session as session_module
+    session = new_session(tmp_path, epsilon=0.0001)
+    session.next(count=120)
+    rebuilds = []
+    monkeypatch.setattr(session_module, "_build", lambda *a, **k: rebuilds.append("build"))
+    monkeypatch.setattr(Algorithm, "from_state", classmethod(lambda *a, **k: rebuilds.append("snapshot")))
+    for pull in range(120):  # crosses two snapshots (every 50 events)
+        session.record(pull, 0.25 * (pull % 4))
+    assert rebuilds == []
+    monkeypatch.undo()
+    session.close()
+    with Session.open(tmp_path / "s.db") as reopened:  # the journal replayed afresh gives the same state
+        assert reopened.next()[0] == _direct(120).ask()
+
+
+def test_two_sessions_on_one_store_take_in_each_other_s_records(tmp_path):
+    first = new_session(tmp_path, epsilon=0.0001)
+    first.next(count=40)
+    second = Session.open(tmp_path / "s.db")
+    for pull in range(40):  # alternate: each one's kept algorithm is one record behind the other's
+        (first if pull % 2 else second).record(pull, 0.25 * (pull % 4))
+    with pytest.raises(fb.base.ProtocolError, match="pull=3 is already recorded"):
+        second.record(3, 1.0)  # recorded by the other session
+    expected = _direct(40).ask()
+    assert first.next()[0] == expected
+    assert second.next()[0].id == expected.id + 1  # took in the other's pull too
+    first.close()
+    second.close()
+
+
+def test_a_refused_record_drops_the_kept_algorithm_and_the_next_one_is_exact(tmp_path):
+    session = new_session(tmp_path, epsilon=0.0001)
+    session.next(count=10)
+    for pull in range(5):
+        session.record(pull, 0.25 * (pull % 4))
+    with pytest.raises(fb.InvalidParameterError):
+        session.record(5, float("nan"))
+    assert session._state is None  # rebuilt from the store on the next operation
+    for pull in range(5, 10):
+        session.record(pull, 0.25 * (pull % 4))
+    assert session.next()[0] == _direct(10).ask()
+    session.close()
+
+
+def test_a_kept_algorithm_is_not_used_once_its_last_event_changed_in_the_store(tmp_path):
+    path = _recorded_store(tmp_path, records=8)
+    session = Session.open(path)
+    # The store goes back to an earlier state under the session (say, restored from a backup):
+    # its kept algorithm, which has seen pull 7 recorded, must not be built upon.
+    with sqlite3.connect(path) as connection:
+        connection.execute("DELETE FROM observations WHERE pull = 7")
+    session.record(7, 1.75)  # refused as "already recorded" if the kept algorithm were used
+    with Session.open(path) as fresh:
+        assert fresh.status() == session.status() and fresh.status()["outstanding"] == []
+    assert json.loads(journal(path)[2][-1][2]) == 1.75
+    # And a journal edited under a kept algorithm is refused, not built upon.
+    session.next()
+    with sqlite3.connect(path) as connection:
+        connection.execute("UPDATE pulls SET count = 2 WHERE id = 8")
+    before = journal(path)
+    with pytest.raises(StateError, match=r"journal event 17 \(pull of pull 8\) was changed after it was recorded"):
+        session.record(8, 1.0)
+    assert journal(path) == before
+    session.close()

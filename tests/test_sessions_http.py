@@ -215,3 +215,48 @@ def test_concurrent_clients_lose_nothing(tmp_path):
     status = Session.open(path).status()
     assert status["pulls"] == 20 and status["outstanding"] == []
     assert len(export_text(path).splitlines()) == 21
+
+
+def test_the_page_is_rebuilt_only_when_the_journal_changes(tmp_path, monkeypatch):
+    path = new_store(tmp_path)
+    with Session.open(path) as session:
+        for _ in range(30):
+            [pull] = session.next()
+            session.record(pull.id, sum(MEANS[a] for a in pull.arms))
+    opened = []
+    real_open = Session.open.__func__
+    monkeypatch.setattr(Session, "open", classmethod(lambda cls, p: opened.append(p) or real_open(cls, p)))
+    with running(path) as url:
+        first = call(url + "/")
+        assert first[0] == 200 and "<th>pulls</th><td>30</td>" in first[2].decode()
+        assert len(opened) == 2  # make_server's check, then the one rebuild
+        for route in ("/", "/plot.svg", "/"):
+            call(url + route)
+        assert len(opened) == 2  # nothing recorded: served from the cache without opening the store
+        assert call(url + "/")[2] == first[2]
+        svg = call(url + "/plot.svg")[2]
+        # A pull handed out changes the journal: the page is rebuilt (it shows the pull outstanding).
+        status, _, data = call(url + "/next", "POST", {"count": 1})
+        [pull] = json.loads(data)["pulls"]
+        page = call(url + "/")[2].decode()
+        assert f"<th>outstanding</th><td>[{pull['pull']}]</td>" in page and "<th>pulls</th><td>30</td>" in page
+        # A record from another process (the library here) invalidates the page as well.
+        with real_open(Session, path) as other:
+            other.record(pull["pull"], sum(MEANS[a] for a in pull["arms"]))
+        opened.clear()
+        page = call(url + "/")[2].decode()
+        assert len(opened) == 1 and "<th>pulls</th><td>31</td>" in page and "<th>outstanding</th><td>[]</td>" in page
+        assert call(url + "/plot.svg")[2] != svg and len(opened) == 1  # the plot came with the same rebuild
+    with Session.open(path) as session:  # the cached page is what a fresh replay reports
+        status = session.status()
+    assert f"<th>pulls</th><td>{status['pulls']}</td>" in page
+    assert f"<th>gap_bound</th><td>{json.dumps(status['gap_bound'])}</td>" in page
+
+
+def test_the_page_of_a_damaged_store_is_an_error_even_after_it_was_cached(tmp_path):
+    path = new_store(tmp_path)
+    with running(path) as url:
+        assert call(url + "/")[0] == 200
+        path.write_bytes(b"not a database at all" * 100)
+        status, kind, data = call(url + "/")
+        assert status == 500 and kind == "application/json" and "s.db" in json.loads(data)["error"]

@@ -183,3 +183,186 @@ def test_caption559_runs_the_papers_top_2_experiment_with_sar():
     environment = load_caption559().environment(seed=0)
     result = fb.run(SAR(fb.TopK(138, 2), budget=5_000), environment, progress=False)
     assert 4_999 <= result.pulls <= 5_000 and len(result.answer) == 2  # SAR may leave one sample unspent
+
+
+# --- the CrowdTable-like interface: best_team, environment(model, feedback, seed), the runner ----------------
+
+def _random_table(rng, n, with_ties):
+    """Counts of ``n`` items on three ratings; with ties, several items share one row of counts."""
+    counts = rng.integers(0, 6, size=(n, 3))
+    counts[counts.sum(axis=1) == 0, 2] = 1
+    if with_ties:
+        counts[rng.integers(0, n, n // 2)] = counts[0]
+    return pd.DataFrame({"id": [f"i{i}" for i in range(n)], "not_funny": counts[:, 0],
+                         "somewhat_funny": counts[:, 1], "funny": counts[:, 2]})
+
+
+def _brute_force_best(frame, k):
+    """The best k-set by exact fractions over every k-subset; among equal sums the smallest index tuple."""
+    from fractions import Fraction
+    from itertools import combinations
+    means = [Fraction(int(s), 2 * int(n + s + f)) + Fraction(int(f), int(n + s + f))
+             for n, s, f in frame[["not_funny", "somewhat_funny", "funny"]].itertuples(index=False)]
+    return max(combinations(range(len(means)), k), key=lambda team: (sum(means[i] for i in team),
+                                                                        [-i for i in team]))
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_best_team_is_the_brute_force_best_set_with_ties_to_the_lower_index(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 8))
+    frame = _random_table(rng, n, with_ties=seed % 2 == 0)
+    votes = load_vote_counts(frame)
+    for k in range(1, n):
+        assert votes.best_team(k) == _brute_force_best(frame, k), (seed, k)
+
+
+def test_equal_mean_ratings_are_equal_floats_so_the_tie_goes_to_the_lower_index():
+    # 3/5 both: (0 * 2 + 0.5 * 0 + 1 * 3) / 5 and (0.5 * 2 + 1 * 2) / 5; through the vote shares the second
+    # would round to 0.6000000000000001 and win the tie.
+    votes = load_vote_counts(pd.DataFrame({"id": ["x", "y"], "not_funny": [2, 1], "somewhat_funny": [0, 2],
+                                           "funny": [3, 2]}))
+    assert votes.means[0] == votes.means[1] == 0.6
+    assert votes.best_team(1) == (0,)
+
+
+def test_best_team_and_environment_refuse_bad_arguments_naming_them(tmp_path):
+    votes = load_vote_counts(write(tmp_path, HEADER + "a,2,2,4\nb,9,1,0\nc,0,0,3\n"))
+    with pytest.raises(InvalidParameterError, match=r"k=3 must satisfy 1 <= k < n=3"):
+        votes.best_team(3)
+    with pytest.raises(InvalidParameterError, match=r"model='bernoulli' is not one of the allowed values: 'replay'"):
+        votes.environment("bernoulli")
+    with pytest.raises(InvalidParameterError, match=r"feedback='sum' is not one of the allowed values: 'full', 'semi'"):
+        votes.environment(feedback="sum")
+
+
+def test_full_feedback_is_the_sum_of_the_members_categorical_draws(tmp_path):
+    votes = load_vote_counts(write(tmp_path, HEADER + "a,2,2,4\nb,9,1,0\nc,1,3,0\n"))
+    for seed in range(5):
+        full, semi = votes.environment(feedback="full", seed=seed), votes.environment("replay", seed=seed)
+        assert full.feedback == "full" and semi.feedback == "semi"
+        for count in (1, 1, 7):  # same seed, same draws: the full observation is the sum of the semi ones
+            assert full.pull((0, 2), count=count) == pytest.approx(float(np.sum(semi.pull((0, 2), count=count))))
+    # The law of one full pull: a sum of independent draws, each on the support {0, 0.5, 1}.
+    environment = votes.environment(feedback="full", seed=9)
+    draws = np.array([environment.pull((0, 1, 2)) for _ in range(20_000)])
+    assert set(np.unique(draws)) <= {x / 2 for x in range(7)}
+    # The sum's noise scale is 0.5 sqrt(3): over 20,000 pulls its mean is within 6 standard errors (0.037).
+    assert abs(draws.mean() - votes.means.sum()) < 6 * 0.5 * np.sqrt(3) / np.sqrt(20_000)
+    assert environment.noise_scale(3) == pytest.approx(0.5 * np.sqrt(3))
+
+
+def _every_algorithm():
+    import fullbandit as fb
+    return [spec.name for spec in fb.registry.specs()]
+
+
+@pytest.mark.parametrize("name", _every_algorithm())
+def test_every_registered_algorithm_runs_on_a_vote_table_and_finds_its_best_set(name):
+    import fullbandit as fb
+    # Five items with clear gaps: means 0.9, 0.75, 0.35, 0.2, 0.1.
+    frame = pd.DataFrame({"id": list("abcde"), "not_funny": [0, 1, 13, 16, 18], "somewhat_funny": [4, 8, 0, 0, 0],
+                          "funny": [18, 11, 7, 4, 2]})
+    votes = load_vote_counts(frame)
+    spec = fb.registry.get(name)
+    thresholding = fb.Thresholding in spec.decision_classes
+    problem = fb.Thresholding(5, 0.5) if thresholding else fb.TopK(5, 2)
+    parameters = {"epsilon": 0.2} if "epsilon" in spec.options else {"budget": 5_000}
+    algorithm = spec.build(problem, seed=0, **parameters)
+    result = fb.run(algorithm, votes.environment(feedback=spec.feedback, seed=1), progress=False)
+    expected = problem.best(votes.means)
+    assert result.answer == expected and result.best == expected, (name, result.answer)
+    if not thresholding:
+        assert expected == votes.best_team(2) == (0, 1)
+
+
+# --- fullbandit solve --data counts.csv --votes ------------------------------------------------------------------
+
+def test_solve_votes_runs_a_team_search_and_reports_the_mean_ratings_as_truth(tmp_path, capsys):
+    import json
+
+    from fullbandit.cli import main
+    path = write(tmp_path, HEADER + "a,1,8,11\nb,13,0,7\nc,0,4,18\nd,16,0,4\ne,18,0,2\n")
+    means = {"a": (4 + 11) / 20, "b": 7 / 20, "c": (2 + 18) / 22, "d": 4 / 20, "e": 2 / 20}
+    argv = ["solve", "--data", str(path), "--votes", "--k", "2", "--algorithm", "phased", "--epsilon", "0.2",
+            "--no-progress"]
+    assert main([*argv, "--json"]) == 0
+    output = json.loads(capsys.readouterr().out)
+    assert output["items"]["ids"] == list("abcde") and output["items"]["votes"] == [20, 20, 22, 20, 20]
+    assert dict(zip(output["items"]["ids"], output["items"]["means"], strict=True)) == pytest.approx(means, abs=1e-15)
+    assert output["inputs"]["reward_model"] == "replay" and output["inputs"]["votes"] is True
+    assert output["stop_reason"] == "stopping rule" and output["answer"] == output["best"] == [0, 2]  # a and c
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    assert "5 items, 102 votes on not_funny=0, somewhat_funny=0.5, funny=1; reward model replay" in out
+    assert "best items    a, c\n" in out
+    assert f"team reward   {means['a'] + means['c']:.4f} (best {means['a'] + means['c']:.4f})" in out
+
+
+def test_solve_votes_takes_its_own_columns_and_ratings(tmp_path, capsys):
+    import json
+
+    from fullbandit.cli import main
+    path = write(tmp_path, "item,n,bad,good\nx,4,3,1\ny,4,1,3\nz,5,5,0\n")
+    argv = ["solve", "--data", str(path), "--votes", "--columns", "id=item,total=n", "--ratings", "bad=-1,good=1",
+            "--k", "1", "--algorithm", "sar", "--budget", "3000", "--no-progress", "--json"]
+    assert main(argv) == 0
+    output = json.loads(capsys.readouterr().out)
+    assert output["items"]["means"] == pytest.approx([-0.5, 0.5, -1.0])
+    assert output["inputs"]["ratings"] == {"bad": -1.0, "good": 1.0}
+    assert output["answer"] == output["best"] == [1]
+    bad_total = write(tmp_path, "item,n,bad,good\nx,5,3,1\n", "bad_total.csv")
+    assert main([*argv[:2], str(bad_total), *argv[3:]]) == 2
+    assert f"{bad_total}: line 2, column 'n': total 5 differs from the sum 4 of columns ['bad', 'good']" in \
+        capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("extra", "message"), [
+    (["--reward-model", "bernoulli"], "--reward-model bernoulli does not apply to --votes; use replay"),
+    (["--gold", "g.csv"], "--gold does not apply to --votes"),
+    (["--min-answers", "3"], "--min-answers does not apply to --votes"),
+    (["--ratings", "not_funny=0,funny=x"], "--ratings 'not_funny=0,funny=x': each item must be COLUMN=REWARD"),
+    (["--ratings", "funny=1,not_funny=0"], "--ratings 'funny=1,not_funny=0': the rewards must increase"),
+    (["--ratings", "funny=0,funny=1"], "column 'funny' is named twice"),
+    (["--columns", "task=q"], "each item must be ROLE=NAME with ROLE one of id, total (with --votes); got 'task=q'"),
+    (["--columns", "id=rank"], "columns ['rank'] are missing (the header has ['id', 'not_funny', 'somewhat_funny', "
+                               "'funny'])"),
+])
+def test_solve_votes_refuses_bad_options_naming_them(tmp_path, capsys, extra, message):
+    from fullbandit.cli import main
+    path = write(tmp_path, HEADER + "a,2,2,4\nb,9,1,0\nc,0,0,3\n")
+    assert main(["solve", "--data", str(path), "--votes", "--k", "1", "--no-progress", *extra]) == 2
+    err = capsys.readouterr().err
+    assert message in err
+
+
+def test_solve_votes_options_need_data_and_votes(tmp_path, capsys):
+    from fullbandit.cli import main
+    assert main(["solve", "--votes"]) == 2
+    assert "--votes applies only with --data" in capsys.readouterr().err
+    assert main(["solve", "--ratings", "a=0,b=1"]) == 2
+    assert "--ratings applies only with --data" in capsys.readouterr().err
+    answers = write(tmp_path, "task,worker,label,true_label\nq,w,1,1\nq,v,0,1\n", "answers.csv")
+    assert main(["solve", "--data", str(answers), "--ratings", "a=0,b=1"]) == 2
+    assert "--ratings applies only with --votes" in capsys.readouterr().err
+    assert main(["solve", "--data", str(tmp_path / "none.csv"), "--votes"]) == 2
+    assert f"--data {tmp_path / 'none.csv'}: No such file or directory" in capsys.readouterr().err
+
+
+@NEEDS_RAW
+def test_solve_votes_on_caption559_reports_the_truth_of_a_direct_count(capsys):
+    import json
+
+    from fullbandit.cli import main
+    rows = _raw_rows()
+    means = [(0.5 * int(row["somewhat_funny"]) + int(row["funny"])) / int(row["votes"]) for row in rows]
+    top = sorted(range(len(rows)), key=lambda i: (-means[i], i))[:2]
+    argv = ["solve", "--data", str(RAW), "--votes", "--columns", "id=rank,total=votes", "--k", "2",
+            "--algorithm", "sar", "--budget", "20000", "--no-progress"]
+    assert main([*argv, "--json"]) == 0
+    output = json.loads(capsys.readouterr().out)
+    assert output["items"]["ids"] == [row["rank"] for row in rows]
+    np.testing.assert_allclose(output["items"]["means"], means, rtol=0, atol=1e-15)
+    assert output["best"] == sorted(top) and len(output["answer"]) == 2
+    assert main(argv) == 0
+    assert f"best items    {', '.join(rows[i]['rank'] for i in sorted(top))}\n" in capsys.readouterr().out

@@ -3,7 +3,11 @@
 ``--data answers.csv --gold gold.csv`` reads a long table (``task,worker,label`` and
 ``task,true_label``) with :func:`fullbandit.datasets.crowd.load_long`; each worker's mean is
 its accuracy over the gold tasks it answered, and the ``replay`` model replays each worker's
-own answers (:class:`fullbandit.environments.SparseReplay`).
+own answers (:class:`fullbandit.environments.SparseReplay`). ``--data counts.csv --votes``
+reads a vote-count table (one row per item, one column of counts per rating) with
+:func:`fullbandit.datasets.votes.load_vote_counts`; each item's mean is its mean rating,
+and the ``replay`` model draws one of the item's recorded votes per member
+(:class:`fullbandit.Categorical`).
 
 Algorithms and their options come from :mod:`fullbandit.registry`: an option is passed to
 the chosen algorithm when its constructor has a parameter of that name, and refused with a
@@ -24,6 +28,7 @@ from fullbandit.allocation import SUPPORT_KINDS
 from fullbandit.constraints import partition_matroid_from_column
 from fullbandit.datasets import DATASETS, dataset_info, load_dataset
 from fullbandit.datasets.crowd import CrowdDataWarning, CrowdTable, load_long
+from fullbandit.datasets.votes import RATINGS, REWARDS, VOTE_MODELS, VoteCounts, load_vote_counts
 from fullbandit.dks import ORACLES
 from fullbandit.estimation import CONFIDENCE_CONSTANTS
 from fullbandit.full.saqm import WIDTH_BOUNDS
@@ -65,7 +70,16 @@ def add_parser(commands) -> None:
                              "true_label column of the --data file)")
     parser.add_argument("--columns", default=None, metavar="ROLE=NAME,...",
                         help="with --data: column names other than the defaults, e.g. "
-                             "task=item,worker=annotator,label=vote,true_label=gold")
+                             "task=item,worker=annotator,label=vote,true_label=gold; with --votes the roles are "
+                             "id (default: id) and total (a column of total votes, checked; default: none), e.g. "
+                             "id=rank,total=votes")
+    parser.add_argument("--votes", action="store_true",
+                        help="with --data: the file is a vote-count table (one row per item, one column of vote "
+                             "counts per rating, e.g. a caption contest's counts.csv); the search picks the k "
+                             "items of highest mean rating")
+    parser.add_argument("--ratings", default=None, metavar="COLUMN=REWARD,...",
+                        help="with --votes: the rating columns and their rewards, increasing (default: "
+                             f"{','.join(f'{c}={v:g}' for c, v in zip(RATINGS, REWARDS, strict=True))})")
     parser.add_argument("--min-answers", type=int, default=None,
                         help="with --data: drop workers with fewer gold answers (default: 1)")
     parser.add_argument("--prior-answers", metavar="EARLIER.CSV", default=None,
@@ -100,9 +114,10 @@ def add_parser(commands) -> None:
                              "(its answer only the current best guess)")
     parser.add_argument("--delta", type=float, default=None,
                         help=f"error probability (default: {DEFAULT_DELTA})")
-    parser.add_argument("--reward-model", choices=REWARD_MODELS, default="bernoulli",
+    parser.add_argument("--reward-model", choices=REWARD_MODELS, default=None,
                         help="bernoulli: independent workers; replay: real answers, one random question "
-                             "per trial; gaussian: accuracies + N(0, 1) on the sum (default: bernoulli)")
+                             "per trial (with --votes: one recorded vote per member); gaussian: accuracies + "
+                             "N(0, 1) on the sum (default: bernoulli; with --votes: replay, the only one)")
     parser.add_argument("--seed", type=int, default=0, help="seed of every random choice (default: 0)")
     parser.add_argument("--budget", type=int, default=None,
                         help="pull cap; for per-arm algorithms, single-arm samples (default: the algorithm's)")
@@ -232,15 +247,22 @@ def run(args) -> int:
             raise InvalidParameterError("give --epsilon (on the team's sum) or --epsilon-per-member, not both")
         args.epsilon = args.k * args.epsilon_per_member
     if args.data is None:
-        for option in ("gold", "min_answers", "columns", "prior_answers", "prior_gold"):
+        for option in ("gold", "min_answers", "columns", "ratings", "prior_answers", "prior_gold"):
             if getattr(args, option) is not None:
                 raise InvalidParameterError(f"--{option.replace('_', '-')} applies only with --data")
+        if args.votes:
+            raise InvalidParameterError("--votes applies only with --data (the vote-count file)")
         return _run_dataset(args, spec)
+    if args.votes:
+        return _run_votes(args, spec)
+    if args.ratings is not None:
+        raise InvalidParameterError("--ratings applies only with --votes")
     return _run_files(args, spec)
 
 
 def _run_dataset(args, spec: registry.AlgorithmSpec) -> int:
     args.dataset = args.dataset or "it"
+    args.reward_model = args.reward_model or "bernoulli"
     data = load_dataset(args.dataset)
     problem, groups = grouped_problem(spec, data.worker_ids, args)
     # Per-arm (semi-bandit) algorithms see each worker's answer; the others only the team's sum.
@@ -275,22 +297,25 @@ def _search(args, spec: registry.AlgorithmSpec, problem, make_environment, prior
     return result, parameters
 
 
-def _report_truth(problem, result, worker_ids, accuracies, groups) -> None:
-    """What the simulation knows: the workers truly above the threshold, or the best team and its accuracy.
+def _report_truth(problem, result, worker_ids, accuracies, groups, *, arms: str = "workers",
+                  mean: str = "accuracy") -> None:
+    """What the simulation knows: the arms truly above the threshold, or the best team and its summed mean.
 
-    Under group caps the best team is the matroid's (greedy under the caps), not the k most accurate.
+    ``arms`` and ``mean`` name the arms and their means in the report (workers and accuracy, or
+    items and reward). Under group caps the best team is the matroid's (greedy under the caps),
+    not the k best.
     """
     if isinstance(problem, Thresholding):
         wrong = "none" if result.answer is None else misclassified(accuracies, result.answer, problem.threshold)
-        print(f"above         {len(problem.best(accuracies))} workers truly at or above {problem.threshold:g}; "
+        print(f"above         {len(problem.best(accuracies))} {arms} truly at or above {problem.threshold:g}; "
               f"misclassified {wrong} of {len(worker_ids)}")
         return
     best = list(problem.best(accuracies))
     if groups is not None and result.answer is not None:
         print(f"team groups   {members(worker_ids, result.answer, groups)}")
-    print(f"best workers  {members(worker_ids, best, groups)}")
+    print(f"{'best ' + arms:<13} {members(worker_ids, best, groups)}")
     team = "none" if result.answer is None else f"{accuracies[list(result.answer)].sum():.4f}"
-    print(f"team accuracy {team} (best {accuracies[best].sum():.4f})")
+    print(f"{'team ' + mean:<13} {team} (best {accuracies[best].sum():.4f})")
 
 
 def matroid_inputs(args) -> dict:
@@ -310,19 +335,55 @@ def group_output(groups, result) -> dict:
 COLUMN_ROLES = ("task", "worker", "label", "true_label")
 
 
-def parse_columns(text: str | None) -> dict[str, str]:
-    """``"task=item,label=vote"`` as ``{"task": "item", "label": "vote"}``, roles checked."""
+#: ``--columns`` roles with ``--votes``: the item id column and an optional total-votes column.
+VOTE_COLUMN_ROLES = ("id", "total")
+
+
+def parse_columns(text: str | None, roles: tuple[str, ...] = COLUMN_ROLES, context: str = "") -> dict[str, str]:
+    """``"task=item,label=vote"`` as ``{"task": "item", "label": "vote"}``, roles checked against ``roles``."""
     columns: dict[str, str] = {}
     for item in (text or "").split(","):
         if not item.strip():
             continue
         role, _, name = item.partition("=")
         role, name = role.strip(), name.strip()
-        if role not in COLUMN_ROLES or not name:
+        if role not in roles or not name:
             raise InvalidParameterError(f"--columns {text!r}: each item must be ROLE=NAME with ROLE one of "
-                                        f"{', '.join(COLUMN_ROLES)}; got {item.strip()!r}")
+                                        f"{', '.join(roles)}{context}; got {item.strip()!r}")
         columns[role] = name
     return columns
+
+
+def parse_ratings(text: str | None) -> tuple[tuple[str, ...], tuple[float, ...]]:
+    """``"bad=0,good=1"`` as ``(("bad", "good"), (0.0, 1.0))``: the rating columns and their rewards, increasing.
+
+    >>> parse_ratings("not_funny=0, somewhat_funny=0.5, funny=1")
+    (('not_funny', 'somewhat_funny', 'funny'), (0.0, 0.5, 1.0))
+    >>> parse_ratings(None) == (RATINGS, REWARDS)
+    True
+    """
+    if text is None:
+        return RATINGS, REWARDS
+    columns: list[str] = []
+    rewards: list[float] = []
+    for item in text.split(","):
+        column, _, value = item.partition("=")
+        column, value = column.strip(), value.strip()
+        try:
+            reward = float(value)
+        except ValueError:
+            reward = float("nan")
+        if not column or not np.isfinite(reward):
+            raise InvalidParameterError(f"--ratings {text!r}: each item must be COLUMN=REWARD with a finite number "
+                                        f"as REWARD, e.g. not_funny=0,somewhat_funny=0.5,funny=1; got {item.strip()!r}")
+        if column in columns:
+            raise InvalidParameterError(f"--ratings {text!r}: column {column!r} is named twice")
+        columns.append(column)
+        rewards.append(reward)
+    if np.any(np.diff(rewards) <= 0):
+        raise InvalidParameterError(f"--ratings {text!r}: the rewards must increase from the first column to the "
+                                    f"last, got {rewards}")
+    return tuple(columns), tuple(rewards)
 
 
 def load_files(answers: str, gold: str | None, min_answers: int | None, columns: str | None = None) -> CrowdTable:
@@ -342,6 +403,7 @@ def load_files(answers: str, gold: str | None, min_answers: int | None, columns:
 
 def _run_files(args, spec: registry.AlgorithmSpec) -> int:
     """``solve --data``: the search on a user's own answers, judged against their real accuracies."""
+    args.reward_model = args.reward_model or "bernoulli"
     if args.reward_model not in ("bernoulli", "replay"):
         raise InvalidParameterError(f"--reward-model {args.reward_model} does not apply to --data; "
                                     f"use bernoulli or replay")
@@ -391,3 +453,46 @@ def prior_from_files(args, table: CrowdTable) -> PriorObservations | None:
         raise InvalidParameterError(f"--prior-answers {args.prior_answers}: none of its workers is among the "
                                     "workers of --data (names must match)")
     return prior
+
+
+def load_votes_file(path: str, columns: str | None, ratings: str | None) -> VoteCounts:
+    """A vote-count CSV file as :class:`VoteCounts`, with ``--columns id=...,total=...`` and ``--ratings``."""
+    names = parse_columns(columns, VOTE_COLUMN_ROLES, " (with --votes)")
+    rating_columns, rewards = parse_ratings(ratings)
+    try:
+        return load_vote_counts(path, columns=rating_columns, values=rewards, id_column=names.get("id", "id"),
+                                total_column=names.get("total"))
+    except (FileNotFoundError, IsADirectoryError) as error:
+        raise InvalidParameterError(f"--data {path}: {error.strerror or error}") from None
+
+
+def _run_votes(args, spec: registry.AlgorithmSpec) -> int:
+    """``solve --data counts.csv --votes``: a search over items rated by votes, judged against their mean ratings."""
+    for option in ("gold", "min_answers", "prior_answers", "prior_gold"):
+        if getattr(args, option) is not None:
+            raise InvalidParameterError(f"--{option.replace('_', '-')} does not apply to --votes (a vote-count "
+                                        "table has no gold answers)")
+    args.reward_model = args.reward_model or "replay"
+    if args.reward_model not in VOTE_MODELS:
+        raise InvalidParameterError(f"--reward-model {args.reward_model} does not apply to --votes; use "
+                                    f"{' or '.join(VOTE_MODELS)} (each member draws one of its item's recorded votes)")
+    votes = load_votes_file(args.data, args.columns, args.ratings)
+    problem, groups = grouped_problem(spec, votes.ids, args)
+    result, parameters = _search(args, spec, problem, lambda seed: votes.environment(
+        args.reward_model, feedback=spec.feedback, seed=seed))
+    if args.json:
+        inputs = {"data": args.data, "votes": True, "columns": args.columns, "ratings": dict(zip(
+                      votes.columns, votes.support.tolist(), strict=True)), "k": args.k,
+                  "threshold": getattr(problem, "threshold", None), "seed": args.seed,
+                  "reward_model": args.reward_model, "algorithm": spec.name, "parameters": parameters,
+                  **matroid_inputs(args)}
+        items = {"ids": list(votes.ids), "means": votes.means.tolist(), "votes": votes.votes.tolist()}
+        print(json.dumps({"inputs": inputs, "items": items, **result.as_dict(), **group_output(groups, result)},
+                         indent=2, default=str))
+        return 0
+    print(f"data          {args.data}: {votes.n_arms} items, {int(votes.votes.sum())} votes on "
+          f"{', '.join(f'{c}={v:g}' for c, v in zip(votes.columns, votes.support, strict=True))}; "
+          f"reward model {args.reward_model}")
+    print(result.describe())
+    _report_truth(problem, result, votes.ids, votes.means, groups, arms="items", mean="reward")
+    return 0

@@ -3,8 +3,10 @@
 OptMAI's real-data experiment (Zhou, Chen, Li 2014, section 6) takes each of the 164
 Mechanical Turk workers of the RTE task as an arm whose mean is the worker's accuracy
 against the gold labels. The embedded table ``embedded/rte_workers.csv`` (derived by
-``datasets/derive_rte_table.py``) keeps, per worker, only the number of labels given and
-the number that matched the gold label.
+``datasets/derive_rte_table.py`` from :func:`load_rte_labels`) keeps, per worker, only the
+number of labels given and the number that matched the gold label; :func:`load_rte`
+reads it. :func:`load_rte_labels` reads the raw labels, when present, as a
+:class:`fullbandit.datasets.crowd.CrowdTable` (for replay over the real answers).
 
 Source: R. Snow, B. O'Connor, D. Jurafsky, A. Y. Ng. Cheap and fast - but is it good?
 Evaluating non-expert annotations for natural language tasks. EMNLP 2008 (the RTE task),
@@ -20,9 +22,14 @@ from pathlib import Path
 
 import numpy as np
 
-from fullbandit._validation import InvalidParameterError
+from fullbandit.datasets.crowd import CrowdTable, load_long
+from fullbandit.datasets.shared_data import SHARED_DATA
 
 RTE_TABLE = "rte_workers.csv"
+#: Default place of the raw labels (not shipped).
+RTE_LABELS = SHARED_DATA / "rte" / "rte_labels.csv"
+#: The column of the raw file holding each task's gold label.
+RTE_GOLD = "gold"
 
 
 @dataclass(frozen=True)
@@ -52,23 +59,50 @@ class WorkerAccuracies:
         return len(self.worker_ids)
 
 
-def accuracies_from_labels(path) -> WorkerAccuracies:
-    """Count each worker's labels and correct labels in a ``task,worker,label,gold`` file.
+def load_rte_labels(path=None) -> CrowdTable:
+    """The raw RTE labels (``task,worker,label,gold``) graded as a :class:`CrowdTable`.
 
-    Workers are ordered by id. Raises if a column is missing.
+    Read with :func:`fullbandit.datasets.crowd.load_long` (``true_label="gold"``: each row
+    carries its task's gold label), so the loader's rules apply: labels compared as text,
+    workers in order of first appearance, tasks in order of first appearance. The raw file
+    is not shipped (only the per-worker counts derived from it, :func:`load_rte`); ``path``
+    defaults to ``../shared/data/rte/rte_labels.csv`` next to a source checkout.
+
+    Parameters
+    ----------
+    path : str or os.PathLike, optional
+        The published ``rte_labels.csv``.
+
+    Returns
+    -------
+    CrowdTable
+        800 tasks x 164 workers, 8,000 graded labels; a worker's ``n_answered`` and
+        ``n_correct`` are the ``labels`` and ``correct`` of :func:`load_rte`.
+
+    Raises
+    ------
+    FileNotFoundError
+        If the file is not there, saying where it comes from.
+    InvalidParameterError
+        If the file lacks a column (naming it and the columns present) or has a malformed
+        row (naming its line and column).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "labels.csv"
+    >>> _ = path.write_text("task,worker,label,gold\\n1,a,1,1\\n1,b,0,1\\n2,a,0,0\\n")
+    >>> table = load_rte_labels(path)
+    >>> table.worker_ids, table.n_correct.tolist(), table.n_answered.tolist()
+    (('a', 'b'), [2, 0], [2, 1])
     """
-    counts: dict[str, list[int]] = {}
-    with Path(path).open(newline="") as handle:
-        reader = csv.DictReader(handle)
-        missing = {"task", "worker", "label", "gold"} - set(reader.fieldnames or ())
-        if missing:
-            raise InvalidParameterError(f"{path}: columns {sorted(missing)} are missing")
-        for row in reader:
-            tally = counts.setdefault(row["worker"], [0, 0])
-            tally[0] += 1
-            tally[1] += int(row["label"].strip() == row["gold"].strip())
-    ids = tuple(sorted(counts))
-    return WorkerAccuracies(ids, np.array([counts[i][0] for i in ids]), np.array([counts[i][1] for i in ids]))
+    path = RTE_LABELS if path is None else Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"the RTE labels are not at {path}. fullbandit ships only the per-worker counts (load_rte()); the "
+            "labels (Snow et al. 2008, columns task,worker,label,gold) are redistributed by the CrowdTruth "
+            "project: pass load_rte_labels(path=...) the file")
+    return load_long(path, true_label=RTE_GOLD, name="rte")
 
 
 def load_rte() -> WorkerAccuracies:

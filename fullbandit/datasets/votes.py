@@ -4,8 +4,12 @@ A crowd rates each item on a small scale ("not funny", "somewhat funny", "funny"
 the ratings to rewards (0, 0.5, 1) and each item's vote shares to probabilities gives a
 categorical arm per item, as in the caption-contest experiment of Shahrampour and Tarokh
 (section IV.B). :func:`load_vote_counts` reads such a table from a CSV file or a pandas
-data frame, checks every cell, and returns a :class:`VoteCounts`; its
-:meth:`VoteCounts.environment` is the matching :class:`fullbandit.Categorical`.
+data frame, checks every cell, and returns a :class:`VoteCounts`. It offers what a
+:class:`fullbandit.datasets.crowd.CrowdTable` offers for crowd answers: the ids, the
+arms' :attr:`VoteCounts.means`, :meth:`VoteCounts.best_team` and
+:meth:`VoteCounts.environment` (a :class:`fullbandit.Categorical` that replays the
+recorded votes, with semi or full feedback), so the runner and every algorithm run on it;
+``fullbandit solve --data counts.csv --votes`` does so from the command line.
 
 :func:`load_caption559` reads the counts of the New Yorker caption contest 559 (138
 captions). fullbandit does not ship that table: the upstream repository
@@ -38,14 +42,18 @@ from pathlib import Path
 
 import numpy as np
 
-from fullbandit._validation import InvalidParameterError, check_vector
+from fullbandit._validation import InvalidParameterError, check_choice, check_k, check_vector
+from fullbandit.datasets.shared_data import SHARED_DATA
 from fullbandit.environments import Categorical
+from fullbandit.problem import TopK
 
 RATINGS = ("not_funny", "somewhat_funny", "funny")
 REWARDS = (0.0, 0.5, 1.0)
+#: Reward models of :meth:`VoteCounts.environment`.
+VOTE_MODELS = ("replay",)
 CAPTION559_ID = "rank"
 CAPTION559_TOTAL = "votes"
-CAPTION559_RAW = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "caption559" / "counts.csv"
+CAPTION559_RAW = SHARED_DATA / "caption559" / "counts.csv"
 _INTEGER = re.compile(r"\s*[+-]?\d+\s*")
 
 
@@ -89,11 +97,61 @@ class VoteCounts:
 
     @property
     def means(self) -> np.ndarray:
-        """Each item's mean reward, ``probabilities @ support``."""
-        return self.probabilities @ self.support
+        """Each item's mean reward, ``probabilities @ support``.
 
-    def environment(self, *, seed=None, feedback: str = "semi") -> Categorical:
-        """A :class:`fullbandit.Categorical` environment with one arm per item, labelled by id."""
+        Computed as ``(counts @ support) / votes``: with rewards such as 0, 0.5, 1 the
+        numerator is exact, so two items with the same mean rating get the same float and
+        :meth:`best_team` breaks their tie by index, not by rounding.
+        """
+        return (self.counts @ self.support) / self.votes
+
+    def best_team(self, k) -> tuple[int, ...]:
+        """Indices of the ``k`` items of highest mean reward (ties: lower index first), ascending.
+
+        :meth:`fullbandit.TopK.best` on :attr:`means`, as :meth:`CrowdTable.best_team
+        <fullbandit.datasets.crowd.CrowdTable.best_team>` on the accuracies.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> votes = load_vote_counts(pd.DataFrame({"id": ["a", "b", "c"], "not_funny": [1, 0, 3],
+        ...                                        "somewhat_funny": [0, 2, 0], "funny": [1, 0, 1]}))
+        >>> votes.means.tolist(), votes.best_team(2)     # a and b tie at 0.5: the lower index first
+        ([0.5, 0.5, 0.25], (0, 1))
+        """
+        return TopK(self.n_arms, check_k(k, self.n_arms)).best(self.means)
+
+    def environment(self, model: str = "replay", *, feedback: str = "semi", seed=None) -> Categorical:
+        """A simulated campaign with one categorical arm per item, whose mean is the item's mean rating.
+
+        The environment computes its means from the vote shares, so they equal :attr:`means`
+        up to the last bit of rounding.
+
+        Parameters
+        ----------
+        model : {"replay"}
+            Each member of a pull draws one of its item's recorded votes uniformly at random
+            (with replacement), i.e. a rating with the item's vote shares: a
+            :class:`fullbandit.Categorical` arm labelled by the item's id. Members draw
+            independently; the noise scale is ``(max - min) / 2`` of :attr:`support` per
+            member and ``sqrt(k)`` times that on the sum. The argument mirrors
+            :meth:`CrowdTable.environment <fullbandit.datasets.crowd.CrowdTable.environment>`.
+        feedback : {"semi", "full"}
+            Each member's reward (the default, as in the caption experiment of Shahrampour
+            and Tarokh, section IV.B), or their sum (full-bandit feedback: the sum of ``k``
+            independent categorical draws).
+        seed : None, int, SeedSequence or Generator
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> votes = load_vote_counts(pd.DataFrame({"id": ["a", "b", "c"], "not_funny": [1, 0, 3],
+        ...                                        "somewhat_funny": [0, 2, 0], "funny": [1, 0, 1]}))
+        >>> full = votes.environment(feedback="full", seed=0)
+        >>> full.means.tolist(), full.pull((1,), count=4)     # item b: only "somewhat funny" votes
+        ([0.5, 0.5, 0.25], 2.0)
+        """
+        check_choice("model", model, VOTE_MODELS)
         return Categorical(self.support, self.probabilities, feedback=feedback, seed=seed, labels=self.ids)
 
 

@@ -12,6 +12,10 @@ Endpoints (JSON in and out unless stated):
 
 Every request opens the store afresh through :class:`Session` (its writes take SQLite's
 write lock), so several server threads and command-line processes can share one store.
+The page and the plot replay the whole journal (every stopping check is a point), so the
+server keeps them (:class:`PageCache`) keyed on the journal's last event, its ``seq`` and
+digest (which chains every event before it): while no observation or pull is added, from
+this server or any other process, a page load reads those two values and nothing else.
 A refused request gets a 4xx status and ``{"error": message}`` and changes nothing:
 a malformed body, a missing or mistyped field -> 400; a pull never handed out or
 already recorded -> 409; a damaged store -> 500 with the store's message.
@@ -52,7 +56,10 @@ import json
 import math
 import numbers
 import os
+import sqlite3
 import tempfile
+import threading
+from dataclasses import dataclass
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -101,6 +108,7 @@ class SessionServer(ThreadingHTTPServer):
         self.store = store
         self.token = token
         self.quiet = quiet
+        self.pages = PageCache(store)
         super().__init__(address, Handler)
 
 
@@ -272,13 +280,9 @@ class Handler(BaseHTTPRequestHandler):
         elif route == "/export":
             self._send(200, "text/csv; charset=utf-8", export_text(self.server.store).encode())
         elif route == "/plot.svg":
-            with Session.open(self.server.store) as session:
-                svg = plot_svg(checks(session))
-            self._send(200, "image/svg+xml", svg.encode())
+            self._send(200, "image/svg+xml", self.server.pages.get().svg)
         else:
-            with Session.open(self.server.store) as session:
-                page = status_page(session.status(), checks(session))
-            self._send(200, "text/html; charset=utf-8", page.encode())
+            self._send(200, "text/html; charset=utf-8", self.server.pages.get().page)
 
     def _json(self, status: int, value) -> None:
         self._send(status, "application/json", json.dumps(value).encode())
@@ -312,24 +316,120 @@ def checks(session: Session) -> list[tuple[int, float, float]]:
 
     Non-finite statistics are left out; at most :data:`MAX_POINTS`, thinned evenly (the last kept).
     """
-    connection, path = session._connection, session.path
-    connection.execute("BEGIN")
+    session._connection.execute("BEGIN")
     try:
-        algorithm = _build(session.created, path)
-        points: list[tuple[int, float, float]] = []
-        for event in store_module.events(connection, path):
-            _apply(algorithm, event, path)
-            check = algorithm.last_check
-            if event.is_pull or check is None or not math.isfinite(check.gap_bound):
-                continue
-            if not points or points[-1][0] != check.pulls:
-                points.append((check.pulls, float(check.gap_bound), float(check.epsilon)))
+        return _replay_checks(session)[1]
     finally:
-        connection.execute("ROLLBACK")
+        session._connection.execute("ROLLBACK")
+
+
+def _replay_checks(session: Session):
+    """``(algorithm, points)``: the journal replayed from the start, and the points of :func:`checks`.
+
+    Inside the caller's transaction.
+    """
+    connection, path = session._connection, session.path
+    algorithm = _build(session.created, path)
+    points: list[tuple[int, float, float]] = []
+    for event in store_module.events(connection, path):
+        _apply(algorithm, event, path)
+        check = algorithm.last_check
+        if event.is_pull or check is None or not math.isfinite(check.gap_bound):
+            continue
+        if not points or points[-1][0] != check.pulls:
+            points.append((check.pulls, float(check.gap_bound), float(check.epsilon)))
     if len(points) > MAX_POINTS:
         step = len(points) / MAX_POINTS
         points = [points[int(i * step)] for i in range(MAX_POINTS - 1)] + [points[-1]]
-    return points
+    return algorithm, points
+
+
+@dataclass(frozen=True)
+class Page:
+    """The status page and the plot of a store, as of the journal's last event ``key = (seq, digest)``."""
+
+    key: tuple[int, str]
+    status: dict
+    points: list
+    page: bytes
+    svg: bytes
+
+
+def journal_key(connection: sqlite3.Connection, path: Path) -> tuple[int, str]:
+    """``(seq, digest)`` of the journal's last event (``(0, GENESIS)`` for an empty journal): two indexed reads."""
+    seq = store_module.last_seq(connection)
+    return seq, store_module.digest_at(connection, path, seq)
+
+
+class PageCache:
+    """The last :class:`Page` built for the store at ``path``, rebuilt only when the journal has grown or changed.
+
+    :meth:`get` reads the journal's last ``seq`` and digest; when they are those of the
+    kept page it returns it (no replay, no integrity check: the page shows what the last
+    verified rebuild showed). Otherwise it opens the store through :class:`Session`
+    (which checks the file and every digest), replays the journal once for both the
+    status and the plot, and keeps the result. A store that cannot be read is never
+    answered from the cache: the rebuild reports it.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "crowd.db"
+    >>> session = Session.start(path, algorithm="icb", n=4, k=2, epsilon=0.1, delta=0.1, noise_scale=0.2, seed=1)
+    >>> cache = PageCache(path)
+    >>> first = cache.get()
+    >>> cache.get() is first                      # nothing recorded since: the same page
+    True
+    >>> [pull] = session.next()
+    >>> session.record(pull.id, 1.0)
+    >>> page = cache.get()
+    >>> page is first, page.status["pulls"]
+    (False, 1)
+    >>> session.close()
+    """
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        self._page: Page | None = None
+
+    def get(self) -> Page:
+        key = self._current_key()
+        with self._lock:
+            page = self._page
+        if page is not None and key == page.key:
+            return page
+        page = self._build()
+        with self._lock:  # two threads may rebuild at once; either page is right for its key
+            self._page = page
+        return page
+
+    def _current_key(self) -> tuple[int, str] | None:
+        try:
+            connection = store_module.connect(self.path)
+        except StateError:
+            return None
+        try:
+            connection.execute("BEGIN")
+            try:
+                return journal_key(connection, self.path)
+            finally:
+                connection.execute("ROLLBACK")
+        except (sqlite3.DatabaseError, StateError):
+            return None  # the rebuild opens the store and says what is wrong with it
+        finally:
+            connection.close()
+
+    def _build(self) -> Page:
+        with Session.open(self.path) as session:
+            session._connection.execute("BEGIN")  # one read transaction: key, status and plot agree
+            try:
+                key = journal_key(session._connection, self.path)
+                algorithm, points = _replay_checks(session)
+                status = session.status_of(algorithm)
+            finally:
+                session._connection.execute("ROLLBACK")
+        return Page(key, status, points, status_page(status, points).encode(), plot_svg(points).encode())
 
 
 def plot_svg(points: list[tuple[int, float, float]], width: int = 640, height: int = 320) -> str:

@@ -1,10 +1,21 @@
 """A live team search stored in SQLite: hand out pulls, record rewards, survive crashes.
 
-The journal is the truth. Every operation rebuilds the algorithm by replaying the
-journal (from a snapshot cache when its digest still matches) under SQLite's write lock,
-applies the new ask or tell to that state *first*, and only then appends the row in the
-same transaction: a call the algorithm refuses leaves no trace, and two processes never
-build on the same stale state.
+The journal is the truth. Every operation brings the algorithm up to the journal's last
+event under SQLite's write lock, applies the new ask or tell to that state *first*, and
+only then appends the row in the same transaction: a call the algorithm refuses leaves no
+trace, and two processes never build on the same stale state.
+
+Bringing the algorithm up to date is cheap: a :class:`Session` keeps the algorithm it
+replayed, keyed on the ``seq`` and digest of the last event it had seen. When the journal
+still holds that event with that digest (the digest chains every event before it), only
+the events appended since (by other processes) are replayed; otherwise, and after any
+failed operation, the algorithm is rebuilt from the snapshot cache (when its digest still
+matches) and the journal. Either way every operation checks the digests of the journal
+from the snapshot on, so a row edited by hand since the snapshot is refused. A ``record``
+then costs those digests, the tell and the fsynced commit, instead of a rebuild from the
+snapshot and a replay of up to :data:`SNAPSHOT_EVERY` events (which churned enough objects
+to trigger Python's full garbage collections: the 99th-percentile latency,
+``benchmarks/bench_sessions.py``).
 
 Examples
 --------
@@ -59,6 +70,8 @@ class Session:
         self.path = path
         self._connection = connection
         self.created = created
+        # The algorithm after the journal's events up to (seq, digest), or None: rebuild it.
+        self._state: tuple[Algorithm, int, str] | None = None
 
     # --- creation and opening -----------------------------------------------------------
     @classmethod
@@ -133,7 +146,7 @@ class Session:
             connection.execute("BEGIN")
             try:
                 store.events(connection, path)  # every digest of the journal, not only the tail
-                session._replay()
+                session._state = session._replay()
             finally:
                 connection.execute("ROLLBACK")
         except BaseException:
@@ -196,6 +209,10 @@ class Session:
             algorithm, _, _ = self._replay()
         finally:
             self._connection.execute("ROLLBACK")
+        return self.status_of(algorithm)
+
+    def status_of(self, algorithm: Algorithm) -> dict:
+        """What :meth:`status` reports, for ``algorithm`` replayed from this store's journal."""
         result = algorithm.result()
         workers = self.created["workers"]
         answer = None if result.answer is None else list(result.answer)
@@ -227,9 +244,12 @@ class Session:
     def _write(self, operation):
         """Run ``operation(algorithm, seq, digest)`` under the write lock and commit, or roll back on any error."""
         connection = self._connection
+        # Taken, not read: the operation changes the algorithm, which may then match no committed
+        # journal; it is kept again only once the commit has returned.
+        kept, self._state = self._state, None
         connection.execute("BEGIN IMMEDIATE")  # the lock is taken before the state is read
         try:
-            algorithm, seq, digest = self._replay()
+            algorithm, seq, digest = self._replay(kept)
             value, new_seq, new_digest = operation(algorithm, seq, digest)
             snapshot = store.read_snapshot(connection)
             if new_seq // SNAPSHOT_EVERY > (0 if snapshot is None else snapshot[0]) // SNAPSHOT_EVERY:
@@ -238,27 +258,41 @@ class Session:
         except BaseException:
             connection.execute("ROLLBACK")
             raise
+        self._state = (algorithm, new_seq, new_digest)
         return value
 
-    def _replay(self) -> tuple[Algorithm, int, str]:
-        """The algorithm after every journal event, the last event's ``seq`` and digest (inside a transaction)."""
+    def _replay(self, kept: tuple[Algorithm, int, str] | None = None) -> tuple[Algorithm, int, str]:
+        """The algorithm after every journal event, the last event's ``seq`` and digest (inside a transaction).
+
+        Every call checks the digests of the journal from the snapshot cache on (from the
+        start when there is no trusted snapshot). ``kept``: an algorithm already replayed up
+        to event ``seq`` with digest ``digest``; it is brought up to date (and changed in
+        place) when the journal still holds that event, unchanged, and is ignored otherwise.
+        """
         connection, path = self._connection, self.path
-        algorithm, after = None, 0
+        last = store.last_seq(connection)
         snapshot = store.read_snapshot(connection)
-        if snapshot is not None and snapshot[0] <= store.last_seq(connection):
-            seq, digest, state = snapshot
+        if snapshot is not None and (snapshot[0] > last or store.snapshot_digest(
+                store.digest_at(connection, path, snapshot[0]), snapshot[2]) != snapshot[1]):
+            snapshot = None  # a cache only: the journal is replayed (and checked) from the start instead
+        checked_from = 0 if snapshot is None else snapshot[0]
+        algorithm, after = None, 0
+        if kept is not None and kept[1] <= last and store.digest_at(connection, path, kept[1]) == kept[2]:
+            algorithm, after = kept[0], kept[1]
+        elif snapshot is not None:
             try:
-                if store.snapshot_digest(store.digest_at(connection, path, seq), state) == digest:
-                    algorithm, after = Algorithm.from_state(json.loads(state), source=f"{path} snapshot"), seq
+                algorithm = Algorithm.from_state(json.loads(snapshot[2]), source=f"{path} snapshot")
+                after = snapshot[0]
             except (StateError, ValueError):
-                algorithm = None  # a cache only: the journal below is replayed from the start instead
+                checked_from = 0
         if algorithm is None:
             algorithm, after = _build(self.created, path), 0
-        digest = store.digest_at(connection, path, after)
-        seq = after
-        for event in store.events(connection, path, after):
-            _apply(algorithm, event, path)
-            seq, digest = event.seq, event.digest
+        checked_from = min(checked_from, after)
+        seq, digest = after, store.digest_at(connection, path, after)
+        for event in store.events(connection, path, checked_from):
+            if event.seq > after:
+                _apply(algorithm, event, path)
+                seq, digest = event.seq, event.digest
         return algorithm, seq, digest
 
 
