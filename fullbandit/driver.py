@@ -100,8 +100,6 @@ def run(algorithm: Algorithm, environment, *, progress: bool | None = None, bloc
         raise InvalidParameterError(
             f"environment.feedback={environment.feedback!r} but {algorithm.label()} learns from "
             f"{algorithm.feedback!r} feedback")
-    if algorithm.feedback == "full":  # least squares on team sums: refuse a class that cannot span R^n, pull-free
-        problem.require_spanning_design()
     if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, (int, float))
                                    or not math.isfinite(time_limit) or time_limit <= 0):
         raise InvalidParameterError(f"time_limit={time_limit!r} must be a positive number of seconds (or None)")

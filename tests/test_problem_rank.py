@@ -109,6 +109,10 @@ def test_full_bandit_algorithms_refuse_before_any_pull():
         algorithm = fb.registry.get(name).cls(problem, epsilon=0.1, seed=0)
         with pytest.raises(InvalidParameterError, match=r"sum to k=3.*rank 4 < n=6"):
             fb.run(algorithm, environment, progress=False)
-        assert algorithm.n_pulls == 0
+        assert not algorithm.is_set_up
+        by_hand = fb.registry.get(name).cls(problem, epsilon=0.1, noise_scale=0.2, seed=0)
+        with pytest.raises(InvalidParameterError, match=r"sum to k=3.*rank 4 < n=6"):
+            by_hand.ask()  # ask/tell without run: refused at setup, naming the groups
+        assert not by_hand.is_set_up
     # A semi-bandit algorithm is not refused by the registry for a problem it could take: none takes a matroid.
     assert all(spec.feedback == "full" for spec in fb.registry.specs() if spec.supports(problem))

@@ -179,6 +179,7 @@ class StaticFullBandit(Algorithm):
     # --- building ----------------------------------------------------------------------
     def _build(self, rng: np.random.Generator, noise_scale: float | None) -> None:
         self._setup_checks()
+        self.problem.require_spanning_design()  # before drawing a support: name the groups, not a rank
         self._reward_range = self._resolve_reward_range(getattr(self, "_offered_reward_range", None))
         self._noise_scale = self._resolve_noise_scale(noise_scale)
         problem = self.problem
