@@ -11,10 +11,13 @@ procedure wins (1, then 2, then 3). A sparse matrix is never densified (procedur
 ``W @ W`` one block of rows at a time). The answer's weight is at least
 :func:`proven_fpk_ratio` times the optimum.
 
-Time: dense ``O(n^omega + n^2 log n)`` (procedure 3 is three matrix products
-``W @ W``, ``W @ P``, ``W @ S`` done in column blocks, plus a selection per vertex);
-sparse ``O(sum_v (|row v of W^2| log n + vol(P_v) + vol(P_v | B_v)) + m log m)`` with
-``vol`` the number of stored entries in the rows of a set.
+Time: dense ``O(n^omega + n k^2)`` (procedure 3 is two matrix products ``W @ W`` and
+``W @ P`` done in column blocks, plus a selection per vertex; the weight of each proposal
+is ``w(P) + w(P, B) + w(B)``, the first two read off ``W @ P``); sparse
+``O(sum_v (|row v of W^2| + vol(P_v) + vol(B_v)) + m)`` with ``vol`` the number of stored
+entries in the rows of a set, and procedure 1 sorts only the ``O(k)`` heaviest edges it
+scans. On large sparse matrices procedure 3 runs in a compiled kernel when numba is
+installed (:mod:`fullbandit.dks.compiled`), with the same result.
 
 Differences from the paper's own statement (Feige, Peleg, Kortsarz 2001, Section 3,
 "algorithm A", as reproduced in networkx pull request #1010; the paper is for unweighted
