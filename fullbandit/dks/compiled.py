@@ -206,7 +206,8 @@ def _two_walks_weights(indptr, indices, data, k):
     n = indptr.size - 1
     half_up, half_down = (k + 1) // 2, k // 2
     sums = np.zeros(n)
-    seen = np.zeros(n, dtype=np.bool_)
+    stamp = np.zeros(n, dtype=np.int64)  # sums[x] is current iff stamp[x] == generation: nothing to reset
+    generation = 0
     touched = np.empty(n, dtype=np.int64)
     candidates = np.empty(n, dtype=np.int64)
     values = np.empty(n)
@@ -216,38 +217,41 @@ def _two_walks_weights(indptr, indices, data, k):
     nothing = np.zeros(n, dtype=np.bool_)
     weights = np.empty(n)
     for start in range(n):
-        # row ``start`` of W^2, summed over the middle vertex in increasing order
+        # row ``start`` of W^2, summed over the middle vertex in increasing order (from 0, as scipy)
+        generation += 1
         count = 0
         for entry in range(indptr[start], indptr[start + 1]):
             middle, first_weight = indices[entry], data[entry]
             for step in range(indptr[middle], indptr[middle + 1]):
                 end = indices[step]
-                sums[end] += first_weight * data[step]
-                if not seen[end]:
-                    seen[end] = True
+                if stamp[end] != generation:
+                    stamp[end] = generation
+                    sums[end] = first_weight * data[step]
                     touched[count] = end
                     count += 1
+                else:
+                    sums[end] += first_weight * data[step]
         size = 0
         for i in range(count):
-            end = touched[i]
-            if sums[end] != 0.0:  # scipy's product stores no zero
-                candidates[size] = end
-                values[size] = sums[end]
+            if sums[touched[i]] != 0.0:  # scipy's product stores no zero
+                candidates[size] = touched[i]
+                values[size] = sums[touched[i]]
                 size += 1
-            sums[end] = 0.0
-            seen[end] = False
         near = _top(candidates[:size], values[:size], half_up, nothing, marks)
         # weight from every vertex into P, summed over P in increasing order
+        generation += 1
         count = 0
         for member in near:
             near_mask[member] = True
             for entry in range(indptr[member], indptr[member + 1]):
                 end = indices[entry]
-                sums[end] += data[entry]
-                if not seen[end]:
-                    seen[end] = True
+                if stamp[end] != generation:
+                    stamp[end] = generation
+                    sums[end] = data[entry]
                     touched[count] = end
                     count += 1
+                else:
+                    sums[end] += data[entry]
         size = 0
         for i in range(count):
             end = touched[i]
@@ -258,13 +262,12 @@ def _two_walks_weights(indptr, indices, data, k):
         rest = _top(candidates[:size], values[:size], half_down, near_mask, marks)
         into_near = 0.0
         for member in near:
-            into_near += sums[member]
+            if stamp[member] == generation:
+                into_near += sums[member]
         into_rest = 0.0
         for member in rest:
-            into_rest += sums[member]
-        for i in range(count):
-            sums[touched[i]] = 0.0
-            seen[touched[i]] = False
+            if stamp[member] == generation:
+                into_rest += sums[member]
         for member in near:
             near_mask[member] = False
         for member in rest:
