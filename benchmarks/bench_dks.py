@@ -10,8 +10,9 @@ end ``densest_k_subgraph(G, k)`` with its conversion) the time of the code befor
 (benchmarks/_dks_reference.py, kept outside the package) and of the package now, as a
 ratio to ONE adjacency pass: ``W.sum(axis=1)`` on the same matrix. The networkx front end
 is also given as a ratio to one pass over networkx's adjacency (``G.degree(weight=...)``),
-the least any reader of ``G`` pays. On sparse graphs "after" uses the numba kernels when
-numba is installed (the ``fast`` extra) and "after, numpy only" the pure-numpy twins.
+the least any reader of ``G`` pays. On large sparse graphs "after" peels with the numba
+kernel when numba is installed (the ``fast`` extra), "after, numpy only" with its
+pure-numpy twin.
 FPK including conversion is conversion + FPK (not rerun). Times are the best of a few
 repeats, BLAS pinned to one thread.
 
@@ -119,7 +120,6 @@ def measure(name: str, kind: str, G: nx.Graph, k: int, repeats: int, before_fpk:
         with numpy_only():
             add("peeling", "after, numpy only", best_of(lambda: peel.run(weights, k), slow))
             add("peeling incl. conversion", "after, numpy only", best_of(lambda: densest_k_subgraph(G, k), slow))
-            add("fpk", "after, numpy only", best_of(lambda: fpk.run(weights, k), 1))
     return rows
 
 
@@ -201,8 +201,8 @@ def main(argv=None):
     with threadpool_limits(limits=1):
         if compiled.available():  # load (or compile) the kernels once, outside every timing
             start = time.perf_counter()
-            compiled.two_walks_weights(*_tiny_csr(), 1), compiled.peel_sparse(*_tiny_csr(), np.zeros(2), 1)
-            print(f"numba kernels loaded in {time.perf_counter() - start:.1f} s (compiled if the cache was cold)")
+            compiled.peel_sparse(*_tiny_csr(), np.zeros(2), 1)
+            print(f"numba kernel loaded in {time.perf_counter() - start:.1f} s (compiled if the cache was cold)")
         n = args.dense_n
         graphs = [(f"complete n={n}", "dense", lambda: complete_graph(n, rng), n // 10)]
         edges = 10_000

@@ -14,10 +14,11 @@ least :data:`MIN_ENTRIES` stored entries: below that the twins are already fast.
 Kernels:
 
 * :func:`peel_sparse` — greedy peeling of a CSR matrix with an indexed binary heap keyed
-  ``(degree, index)`` (twin: the ``heapq`` loop of :mod:`fullbandit.dks.peeling`).
-* :func:`two_walks_weights` — the weight of procedure 3 of Feige-Peleg-Kortsarz from every
-  start vertex of a CSR matrix, one vertex at a time with dense scratch arrays (twin: the
-  blocked sparse products of :mod:`fullbandit.dks.feige_peleg_kortsarz`).
+  ``(degree, index)`` (twin: the ``heapq`` loop of :mod:`fullbandit.dks.peeling`); about
+  10x faster on 10^5-10^6 edges (benchmarks/bench_dks.py).
+
+A kernel for procedure 3 of Feige-Peleg-Kortsarz was tried and left out: it gained only
+1.6x over the blocked sparse products of :mod:`fullbandit.dks.feige_peleg_kortsarz`.
 """
 
 from __future__ import annotations
@@ -27,12 +28,12 @@ import os
 
 import numpy as np
 
-__all__ = ["MIN_ENTRIES", "available", "use_for", "peel_sparse", "two_walks_weights"]
+__all__ = ["MIN_ENTRIES", "available", "use_for", "peel_sparse"]
 
 MIN_ENTRIES = 100_000
 """Stored entries from which the compiled kernels are used (when :func:`available`)."""
 
-_KERNELS = ("_before", "_sift_up", "_sift_down", "_peel_sparse", "_top", "_sum_within", "_two_walks_weights")
+_KERNELS = ("_before", "_sift_up", "_sift_down", "_peel_sparse")
 _compiled = False
 
 
@@ -138,155 +139,3 @@ def peel_sparse(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, degre
     if available():
         _compile()
     return _peel_sparse(indptr, indices, data, degree, k)
-
-
-_RELATIVE_TIE = 1e-12  # as in fullbandit.dks.feige_peleg_kortsarz
-
-
-def _top(indices, values, count, excluded, marks):
-    """Twin of ``feige_peleg_kortsarz._top`` for candidates already outside ``excluded`` (a mask)."""
-    if count <= 0:
-        return np.empty(0, dtype=np.int64)
-    size = indices.size
-    largest = 0.0
-    for i in range(size):
-        largest = max(largest, values[i])
-    tolerance = _RELATIVE_TIE * largest
-    threshold = 0.0
-    if size >= count:
-        threshold = np.partition(values.copy(), size - count)[size - count]
-    chosen = np.empty(count, dtype=np.int64)
-    sure = 0
-    for i in range(size):
-        if values[i] > threshold + tolerance:
-            chosen[sure] = indices[i]
-            sure += 1
-    need = count - sure
-    if threshold > tolerance:  # the lowest ``need`` indices of the tied values
-        tied = np.empty(size, dtype=np.int64)
-        ties = 0
-        for i in range(size):
-            if abs(values[i] - threshold) <= tolerance:
-                tied[ties] = indices[i]
-                ties += 1
-        lowest = np.partition(tied[:ties], need)[:need] if need < ties else tied[:ties]
-        chosen[sure:] = lowest
-    else:  # every allowed vertex outside the sure ones is tied: the lowest indices
-        for i in range(sure):
-            marks[chosen[i]] = True
-        vertex = 0
-        for position in range(sure, count):
-            while marks[vertex] or excluded[vertex]:
-                vertex += 1
-            chosen[position] = vertex
-            vertex += 1
-        for i in range(sure):
-            marks[chosen[i]] = False
-    chosen.sort()
-    return chosen
-
-
-def _sum_within(indptr, indices, data, members, inside):
-    """``sum_{x in members} sum_{y in members, row order} W[x, y]``, added in increasing order.
-
-    Scanning row ``x`` gives ``W[x, y]`` for increasing ``y``, the same additions as the
-    column ``x`` of the twin's sparse product over the rows of ``members`` (``W`` is symmetric).
-    """
-    total = 0.0
-    for member in members:
-        into = 0.0
-        for entry in range(indptr[member], indptr[member + 1]):
-            if inside[indices[entry]]:
-                into += data[entry]
-        total += into
-    return total
-
-
-def _two_walks_weights(indptr, indices, data, k):
-    n = indptr.size - 1
-    half_up, half_down = (k + 1) // 2, k // 2
-    sums = np.zeros(n)
-    stamp = np.zeros(n, dtype=np.int64)  # sums[x] is current iff stamp[x] == generation: nothing to reset
-    generation = 0
-    touched = np.empty(n, dtype=np.int64)
-    candidates = np.empty(n, dtype=np.int64)
-    values = np.empty(n)
-    near_mask = np.zeros(n, dtype=np.bool_)
-    rest_mask = np.zeros(n, dtype=np.bool_)
-    marks = np.zeros(n, dtype=np.bool_)
-    nothing = np.zeros(n, dtype=np.bool_)
-    weights = np.empty(n)
-    for start in range(n):
-        # row ``start`` of W^2, summed over the middle vertex in increasing order (from 0, as scipy)
-        generation += 1
-        count = 0
-        for entry in range(indptr[start], indptr[start + 1]):
-            middle, first_weight = indices[entry], data[entry]
-            for step in range(indptr[middle], indptr[middle + 1]):
-                end = indices[step]
-                if stamp[end] != generation:
-                    stamp[end] = generation
-                    sums[end] = first_weight * data[step]
-                    touched[count] = end
-                    count += 1
-                else:
-                    sums[end] += first_weight * data[step]
-        size = 0
-        for i in range(count):
-            if sums[touched[i]] != 0.0:  # scipy's product stores no zero
-                candidates[size] = touched[i]
-                values[size] = sums[touched[i]]
-                size += 1
-        near = _top(candidates[:size], values[:size], half_up, nothing, marks)
-        # weight from every vertex into P, summed over P in increasing order
-        generation += 1
-        count = 0
-        for member in near:
-            near_mask[member] = True
-            for entry in range(indptr[member], indptr[member + 1]):
-                end = indices[entry]
-                if stamp[end] != generation:
-                    stamp[end] = generation
-                    sums[end] = data[entry]
-                    touched[count] = end
-                    count += 1
-                else:
-                    sums[end] += data[entry]
-        size = 0
-        for i in range(count):
-            end = touched[i]
-            if not near_mask[end] and sums[end] != 0.0:
-                candidates[size] = end
-                values[size] = sums[end]
-                size += 1
-        rest = _top(candidates[:size], values[:size], half_down, near_mask, marks)
-        into_near = 0.0
-        for member in near:
-            if stamp[member] == generation:
-                into_near += sums[member]
-        into_rest = 0.0
-        for member in rest:
-            if stamp[member] == generation:
-                into_rest += sums[member]
-        for member in near:
-            near_mask[member] = False
-        for member in rest:
-            rest_mask[member] = True
-        within = _sum_within(indptr, indices, data, rest, rest_mask)
-        for member in rest:
-            rest_mask[member] = False
-        weights[start] = (into_near / 2.0 + into_rest) + within / 2.0
-    return weights
-
-
-def two_walks_weights(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, k: int) -> np.ndarray:
-    """For every start vertex ``v`` of a CSR matrix, the weight of ``P_v | B_v`` (FPK procedure 3).
-
-    ``P_v``: the ``ceil(k/2)`` vertices of most two-walk weight from ``v``; ``B_v``: the
-    ``floor(k/2)`` vertices outside ``P_v`` of most weight into ``P_v``; ties and the
-    weight's order of additions exactly as ``_two_walks_sparse_proposals`` of
-    :mod:`fullbandit.dks.feige_peleg_kortsarz`. Memory ``O(n)``: one start vertex at a time.
-    """
-    if available():
-        _compile()
-    return _two_walks_weights(indptr, indices, data, k)

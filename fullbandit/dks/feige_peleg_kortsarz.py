@@ -16,8 +16,7 @@ Time: dense ``O(n^omega + n k^2)`` (procedure 3 is two matrix products ``W @ W``
 is ``w(P) + w(P, B) + w(B)``, the first two read off ``W @ P``); sparse
 ``O(sum_v (|row v of W^2| + vol(P_v) + vol(B_v)) + m)`` with ``vol`` the number of stored
 entries in the rows of a set, and procedure 1 sorts only the ``O(k)`` heaviest edges it
-scans. On large sparse matrices procedure 3 runs in a compiled kernel when numba is
-installed (:mod:`fullbandit.dks.compiled`), with the same result.
+scans.
 
 Differences from the paper's own statement (Feige, Peleg, Kortsarz 2001, Section 3,
 "algorithm A", as reproduced in networkx pull request #1010; the paper is for unweighted
@@ -53,7 +52,6 @@ import numpy as np
 import scipy.sparse as sp
 
 from fullbandit._validation import check_int
-from fullbandit.dks import compiled
 from fullbandit.dks.oracle import Oracle
 from fullbandit.dks.weights import WeightMatrix, check_weight_matrix, csr_row_entries
 
@@ -300,21 +298,13 @@ def _indicator_rows(sets: list[np.ndarray], n: int) -> sp.csr_array:
     return sp.csr_array((np.ones(columns.size), columns, indptr), shape=(len(sets), n))
 
 
-def _sequential_sum(values: np.ndarray) -> float:
-    """``((v_0 + v_1) + v_2) + ...``: the order the compiled kernel adds in (``sum`` pairs terms up)."""
-    return float(np.cumsum(values)[-1]) if values.size else 0.0
-
-
 def _two_walks_sparse_proposals(W, k: int, start: int, stop: int, scratch) -> tuple[list, list, np.ndarray]:
     """``P_v``, ``B_v`` and the weight of ``P_v | B_v`` for ``v`` in ``start..stop-1``.
 
     Rows of ``W^2``, of ``P W`` (weight into ``P_v``) and of ``B W`` come from one sparse
     product per block; scipy sums each entry over the rows of the left factor in
-    increasing order, so row ``v`` does not depend on its block, and the compiled kernel
-    (:func:`fullbandit.dks.compiled.two_walks_weights`) forms the same sums. The weight is
-    ``(S_1 / 2 + S_2) + S_3 / 2`` with ``S_1 = sum_{p in P_v} into(p)``,
-    ``S_2 = sum_{x in B_v} into(x)`` and ``S_3 = sum_{x in B_v} w(x, B_v)``, each added in
-    increasing vertex order.
+    increasing order, so row ``v`` does not depend on its block (the winner is recomputed
+    alone). The weight is ``w(P_v) + w(P_v, B_v) + w(B_v)``.
     """
     n = W.shape[0]
     half_up, half_down = (k + 1) // 2, k // 2
@@ -331,14 +321,14 @@ def _two_walks_sparse_proposals(W, k: int, start: int, stop: int, scratch) -> tu
         columns, values = into.indices[entries], into.data[entries]
         rest = _top(columns, values, half_down, n, excluded=near, scratch=flags)
         lookup[columns] = values
-        weights[row] = _sequential_sum(lookup[near]) / 2.0 + _sequential_sum(lookup[rest])
+        weights[row] = lookup[near].sum() / 2.0 + lookup[rest].sum()
         lookup[columns] = 0.0
         rest_sets.append(rest)
     within = sp.csr_array(_indicator_rows(rest_sets, n) @ W)
     for row, rest in enumerate(rest_sets):
         entries = slice(within.indptr[row], within.indptr[row + 1])
         lookup[within.indices[entries]] = within.data[entries]
-        weights[row] += _sequential_sum(lookup[rest]) / 2.0
+        weights[row] += lookup[rest].sum() / 2.0
         lookup[within.indices[entries]] = 0.0
     return near_sets, rest_sets, weights
 
@@ -346,12 +336,9 @@ def _two_walks_sparse_proposals(W, k: int, start: int, stop: int, scratch) -> tu
 def _two_walks_sparse(W, k: int) -> np.ndarray:
     n = W.shape[0]
     scratch = np.zeros(n, dtype=bool), np.zeros(n)
-    if compiled.use_for(W):
-        weights = compiled.two_walks_weights(W.indptr, W.indices, W.data, k)
-    else:
-        weights = np.empty(n)
-        for start, stop in _row_blocks(W, k):
-            weights[start:stop] = _two_walks_sparse_proposals(W, k, start, stop, scratch)[2]
+    weights = np.empty(n)
+    for start, stop in _row_blocks(W, k):
+        weights[start:stop] = _two_walks_sparse_proposals(W, k, start, stop, scratch)[2]
     winner = _first_near_max(weights)
     near_sets, rest_sets, _ = _two_walks_sparse_proposals(W, k, winner, winner + 1, scratch)
     return np.union1d(near_sets[0], rest_sets[0])
