@@ -146,13 +146,14 @@ def test_a_weight_matrix_is_returned_as_it_is():
 ], ids=["matrix front end", "graph front end", "bound_matrix", "milp_matrix", "induced_weight"])
 def test_every_front_door_validates_exactly_once(call, monkeypatch):
     calls = []
-    real = weights_module._Checker.dense
+    for check in ("dense", "sparse", "graph"):  # a matrix, a sparse matrix, a graph's edges
+        real = getattr(weights_module._Checker, check)
 
-    def counting(self, W):
-        calls.append(self.name)
-        return real(self, W)
+        def counting(self, *args, real=real, check=check):
+            calls.append(check)
+            return real(self, *args)
 
-    monkeypatch.setattr(weights_module._Checker, "dense", counting)
+        monkeypatch.setattr(weights_module._Checker, check, counting)
     call(random_weights(np.random.default_rng(1), 7, "continuous"))
     assert len(calls) == 1
 

@@ -11,10 +11,12 @@ procedure wins (1, then 2, then 3). A sparse matrix is never densified (procedur
 ``W @ W`` one block of rows at a time). The answer's weight is at least
 :func:`proven_fpk_ratio` times the optimum.
 
-Time: dense ``O(n^omega + n^2 log n)`` (procedure 3 is three matrix products
-``W @ W``, ``W @ P``, ``W @ S`` done in column blocks, plus a selection per vertex);
-sparse ``O(sum_v (|row v of W^2| log n + vol(P_v) + vol(P_v | B_v)) + m log m)`` with
-``vol`` the number of stored entries in the rows of a set.
+Time: dense ``O(n^omega + n k^2)`` (procedure 3 is two matrix products ``W @ W`` and
+``W @ P`` done in column blocks, plus a selection per vertex; the weight of each proposal
+is ``w(P) + w(P, B) + w(B)``, the first two read off ``W @ P``); sparse
+``O(sum_v (|row v of W^2| + vol(P_v) + vol(B_v)) + m)`` with ``vol`` the number of stored
+entries in the rows of a set, and procedure 1 sorts only the ``O(k)`` heaviest edges it
+scans.
 
 Differences from the paper's own statement (Feige, Peleg, Kortsarz 2001, Section 3,
 "algorithm A", as reproduced in networkx pull request #1010; the paper is for unweighted
@@ -47,6 +49,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import scipy.sparse as sp
 
 from fullbandit._validation import check_int
 from fullbandit.dks.oracle import Oracle
@@ -55,7 +58,8 @@ from fullbandit.dks.weights import WeightMatrix, check_weight_matrix, csr_row_en
 __all__ = ["FPK", "PROCEDURES", "fpk_procedures", "proven_fpk_ratio"]
 
 _RELATIVE_TIE = 1e-12  # values within this fraction of the largest compared value are tied
-_BLOCK_ENTRIES = 4_000_000  # entries of one n x b block of the dense procedure 3 (32 MB)
+_BLOCK_ENTRIES = 4_000_000  # entries of one block of procedure 3 (dense n x b; sparse rows of W^2, W P, W B)
+_FIRST_EDGES = 4  # procedure 1 orders the 4 k heaviest edges, more only when its scan runs past them
 PROCEDURES = ("heaviest_edges", "highest_degrees", "two_walks")
 
 
@@ -104,14 +108,22 @@ def _top(indices, values, count: int, n: int, excluded=None, scratch=None) -> np
     sure = indices[values > threshold + tolerance]
     need = count - sure.size
     if threshold > tolerance:  # the implicit zeros are not tied with the threshold
-        tied = np.sort(indices[np.abs(values - threshold) <= tolerance])
-        chosen = tied[:need]
+        tied = indices[np.abs(values - threshold) <= tolerance]
+        chosen = np.partition(tied, need)[:need] if need < tied.size else tied  # the ``need`` lowest
     else:  # every allowed vertex outside ``sure`` is tied (all values <= threshold + tolerance)
-        skip = sure if excluded is None else np.union1d(sure, np.asarray(excluded, dtype=np.intp))
-        chosen = np.setdiff1d(np.arange(min(n, need + skip.size)), skip)[:need]
-        if chosen.size < need:
-            raise AssertionError("fewer allowed vertices than requested")
+        chosen = _lowest_outside(need, n, sure, excluded, scratch)
     return np.sort(np.concatenate([sure, chosen]).astype(np.intp))
+
+
+def _lowest_outside(count: int, n: int, sure: np.ndarray, excluded, scratch) -> np.ndarray:
+    """The ``count`` lowest vertices of ``range(n)`` in neither ``sure`` nor ``excluded``."""
+    skip = sure if excluded is None or not len(excluded) else np.concatenate(
+        [sure, np.asarray(excluded, dtype=np.intp)])
+    pool = np.arange(min(n, count + skip.size))  # holds at least ``count`` vertices outside ``skip``
+    chosen = pool[~_member(skip, pool, scratch)][:count]
+    if chosen.size < count:
+        raise AssertionError("fewer allowed vertices than requested")
+    return chosen
 
 
 class _FirstNearMax:
@@ -146,26 +158,37 @@ def _row_sums(W, rows, sparse: bool):
     return np.arange(W.shape[0]), W[np.asarray(rows, dtype=np.intp)].sum(axis=0)
 
 
-# --- the three procedures -------------------------------------------------------------------
+# --- procedure 1: the heaviest edges ---------------------------------------------------------
 
-def _upper_edges(W, sparse: bool):
-    """The positive-weight edges ``i < j`` as arrays, heaviest first, ties by ``(i, j)``."""
-    if sparse:
-        import scipy.sparse as sp
-        upper = sp.triu(W, k=1, format="coo")
-        i, j, w = upper.row.astype(np.intp), upper.col.astype(np.intp), upper.data
-        positive = w > 0
-        i, j, w = i[positive], j[positive], w[positive]
-    else:
-        i, j = np.nonzero(np.triu(W, 1) > 0)
-        w = W[i, j]
-    order = np.lexsort((j, i, -w))
-    return i[order], j[order]
-
-
-def _heaviest_edges(W, k: int, sparse: bool) -> np.ndarray:
+def _positive_upper_edges(W, sparse: bool):
+    """The positive-weight edges ``i < j`` as arrays ``(i, j, w)``, in row-major order."""
     n = W.shape[0]
-    first, second = _upper_edges(W, sparse)
+    if sparse:  # canonical CSR: sorted columns, no stored zeros
+        owners = np.repeat(np.arange(n), np.diff(W.indptr))
+        upper = W.indices > owners
+        return owners[upper], W.indices[upper].astype(np.intp), W.data[upper]
+    positions = np.flatnonzero(np.triu(W > 0, 1))
+    rows, columns = np.divmod(positions, n)
+    return rows, columns, W.ravel()[positions]
+
+
+def _heaviest_first(weights: np.ndarray, length: int) -> np.ndarray:
+    """Positions of the ``length`` first entries when ordered heaviest first, ties by position.
+
+    Only those are sorted: the ``length``-th largest weight splits the heavier entries
+    (sorted) from the tied ones (taken in position order).
+    """
+    if length >= weights.size:
+        return np.argsort(-weights, kind="stable")
+    cut = weights.size - length
+    threshold = np.partition(weights, cut)[cut]
+    heavier = np.flatnonzero(weights > threshold)
+    heavier = heavier[np.argsort(-weights[heavier], kind="stable")]
+    return np.concatenate([heavier, np.flatnonzero(weights == threshold)[:length - heavier.size]])
+
+
+def _scan_edges(first, second, k: int, n: int, complete: bool):
+    """Procedure 1 over edges in scan order; None if ``complete`` is False and the scan runs past them."""
     inside = np.zeros(n, dtype=bool)
     size = 0
     position = 0
@@ -176,19 +199,35 @@ def _heaviest_edges(W, k: int, sparse: bool) -> np.ndarray:
         if new and size + new <= k:  # always true while size <= k - 2
             inside[u] = inside[v] = True
             size += new
-    if size == k - 1 and position < first.size:
+    if size == k - 1:
         # only an edge with exactly one endpoint inside still fits: take the heaviest one
         rest_u, rest_v = first[position:], second[position:]
         fits = np.flatnonzero(inside[rest_u] != inside[rest_v])
         if fits.size:
             inside[rest_u[fits[0]]] = inside[rest_v[fits[0]]] = True
             size += 1
+    if size < k and not complete:
+        return None  # the next edges, not yet ordered, may still fit
     if size < k:
         # Every vertex outside has no edge into the set (see Notes of fpk_procedures), so
         # "most weight into the set, ties to the lowest index" is simply the lowest index.
         inside[np.flatnonzero(~inside)[:k - size]] = True
     return np.flatnonzero(inside)
 
+
+def _heaviest_edges(W, k: int, sparse: bool) -> np.ndarray:
+    n = W.shape[0]
+    rows, columns, weights = _positive_upper_edges(W, sparse)
+    length = min(weights.size, _FIRST_EDGES * k)
+    while True:
+        order = _heaviest_first(weights, length)
+        chosen = _scan_edges(rows[order], columns[order], k, n, complete=order.size == weights.size)
+        if chosen is not None:
+            return chosen
+        length = min(weights.size, 4 * length)
+
+
+# --- procedure 2: the highest degrees --------------------------------------------------------
 
 def _highest_degrees(W, k: int, sparse: bool) -> np.ndarray:
     n = W.shape[0]
@@ -200,8 +239,19 @@ def _highest_degrees(W, k: int, sparse: bool) -> np.ndarray:
     return np.union1d(high, rest)
 
 
-def _two_walks_candidates(W, k: int, sparse: bool) -> _FirstNearMax:
-    """Procedure 3 for every start vertex ``v``, in increasing ``v``."""
+# --- procedure 3: two-walks from every vertex ------------------------------------------------
+#
+# The proposal from v is P_v | B_v (P_v: most two-walk weight from v; B_v: most weight into
+# P_v). Its weight is computed as w(P_v) + w(P_v, B_v) + w(B_v): the weights into P_v give
+# the first two terms, so only the rows of B_v are read again.
+
+def _first_near_max(weights: np.ndarray) -> int:
+    """The first index whose weight is within ``1e-12`` (relative) of the maximum, as :class:`_FirstNearMax`."""
+    maximum = float(weights.max())
+    return int(np.argmax(weights >= maximum - _RELATIVE_TIE * abs(maximum)))
+
+
+def _two_walks_dense(W, k: int) -> np.ndarray:
     n = W.shape[0]
     half_up, half_down = (k + 1) // 2, k // 2
     best = _FirstNearMax()
@@ -210,17 +260,6 @@ def _two_walks_candidates(W, k: int, sparse: bool) -> _FirstNearMax:
     scratch = np.zeros(n, dtype=bool)
     for start in range(0, n, block):
         stop = min(n, start + block)
-        if sparse:
-            walks = (W[start:stop] @ W).tocsr()  # rows start..stop-1 of W^2
-            walks.sort_indices()
-            for offset in range(stop - start):  # row offset of vertex start + offset
-                row = slice(walks.indptr[offset], walks.indptr[offset + 1])
-                near = _top(walks.indices[row], walks.data[row], half_up, n)
-                indices, into_near = _row_sums(W, near, True)
-                rest = _top(indices, into_near, half_down, n, excluded=near, scratch=scratch)
-                chosen = np.union1d(near, rest)
-                best.add(_induced(W, chosen, True, scratch), chosen)
-            continue
         walks = W @ W[:, start:stop]  # column v - start is row v of W^2 (W symmetric)
         size = stop - start
         near_sets = [_top(everyone, walks[:, column], half_up, n) for column in range(size)]
@@ -228,16 +267,81 @@ def _two_walks_candidates(W, k: int, sparse: bool) -> _FirstNearMax:
         for column, near in enumerate(near_sets):
             near_indicator[near, column] = 1.0
         into_near = W @ near_indicator
-        chosen_indicator = near_indicator
-        chosen_sets = []
         for column, near in enumerate(near_sets):
-            rest = _top(everyone, into_near[:, column], half_down, n, excluded=near, scratch=scratch)
-            chosen_indicator[rest, column] = 1.0
-            chosen_sets.append(np.union1d(near, rest))
-        weights = 0.5 * np.einsum("ij,ij->j", chosen_indicator, W @ chosen_indicator)
-        for column, chosen in enumerate(chosen_sets):
-            best.add(float(weights[column]), chosen)
-    return best
+            into = into_near[:, column]
+            rest = _top(everyone, into, half_down, n, excluded=near, scratch=scratch)
+            weight = into[near].sum() / 2.0 + into[rest].sum() + W[np.ix_(rest, rest)].sum() / 2.0
+            best.add(float(weight), (near, rest))
+    return np.union1d(*best.best())
+
+
+def _row_blocks(W, k: int):
+    """Consecutive ranges of start vertices whose rows of ``W^2``, ``P W`` and ``B W`` fit a block."""
+    n = W.shape[0]
+    degrees = np.diff(W.indptr)
+    two_hop = np.bincount(np.repeat(np.arange(n), degrees), weights=degrees[W.indices], minlength=n)
+    rows_of_set = k * max(1.0, W.nnz / n)  # about the entries of the rows of a k-set
+    cost = np.cumsum(two_hop + rows_of_set)
+    start = 0
+    while start < n:
+        stop = int(np.searchsorted(cost, (cost[start - 1] if start else 0.0) + _BLOCK_ENTRIES, side="right"))
+        stop = min(n, max(stop, start + 1))
+        yield start, stop
+        start = stop
+
+
+def _indicator_rows(sets: list[np.ndarray], n: int) -> sp.csr_array:
+    """The 0/1 matrix whose row ``r`` is the indicator of ``sets[r]`` (each sorted)."""
+    lengths = np.fromiter(map(len, sets), dtype=np.intp, count=len(sets))
+    indptr = np.concatenate([[0], np.cumsum(lengths)])
+    columns = np.concatenate(sets) if sets else np.empty(0, dtype=np.intp)
+    return sp.csr_array((np.ones(columns.size), columns, indptr), shape=(len(sets), n))
+
+
+def _two_walks_sparse_proposals(W, k: int, start: int, stop: int, scratch) -> tuple[list, list, np.ndarray]:
+    """``P_v``, ``B_v`` and the weight of ``P_v | B_v`` for ``v`` in ``start..stop-1``.
+
+    Rows of ``W^2``, of ``P W`` (weight into ``P_v``) and of ``B W`` come from one sparse
+    product per block; scipy sums each entry over the rows of the left factor in
+    increasing order, so row ``v`` does not depend on its block (the winner is recomputed
+    alone). The weight is ``w(P_v) + w(P_v, B_v) + w(B_v)``.
+    """
+    n = W.shape[0]
+    half_up, half_down = (k + 1) // 2, k // 2
+    flags, lookup = scratch
+    walks = sp.csr_array(W[start:stop] @ W)
+    near_sets = [_top(walks.indices[walks.indptr[row]:walks.indptr[row + 1]],
+                      walks.data[walks.indptr[row]:walks.indptr[row + 1]], half_up, n)
+                 for row in range(stop - start)]
+    into = sp.csr_array(_indicator_rows(near_sets, n) @ W)  # into[r, x] = weight from x into P_v
+    rest_sets = []
+    weights = np.empty(stop - start)
+    for row, near in enumerate(near_sets):
+        entries = slice(into.indptr[row], into.indptr[row + 1])
+        columns, values = into.indices[entries], into.data[entries]
+        rest = _top(columns, values, half_down, n, excluded=near, scratch=flags)
+        lookup[columns] = values
+        weights[row] = lookup[near].sum() / 2.0 + lookup[rest].sum()
+        lookup[columns] = 0.0
+        rest_sets.append(rest)
+    within = sp.csr_array(_indicator_rows(rest_sets, n) @ W)
+    for row, rest in enumerate(rest_sets):
+        entries = slice(within.indptr[row], within.indptr[row + 1])
+        lookup[within.indices[entries]] = within.data[entries]
+        weights[row] += lookup[rest].sum() / 2.0
+        lookup[within.indices[entries]] = 0.0
+    return near_sets, rest_sets, weights
+
+
+def _two_walks_sparse(W, k: int) -> np.ndarray:
+    n = W.shape[0]
+    scratch = np.zeros(n, dtype=bool), np.zeros(n)
+    weights = np.empty(n)
+    for start, stop in _row_blocks(W, k):
+        weights[start:stop] = _two_walks_sparse_proposals(W, k, start, stop, scratch)[2]
+    winner = _first_near_max(weights)
+    near_sets, rest_sets, _ = _two_walks_sparse_proposals(W, k, winner, winner + 1, scratch)
+    return np.union1d(near_sets[0], rest_sets[0])
 
 
 def _procedures(W, k: int, sparse: bool) -> dict[str, np.ndarray]:
@@ -247,7 +351,7 @@ def _procedures(W, k: int, sparse: bool) -> dict[str, np.ndarray]:
     return {
         "heaviest_edges": _heaviest_edges(W, k, sparse),
         "highest_degrees": _highest_degrees(W, k, sparse),
-        "two_walks": _two_walks_candidates(W, k, sparse).best(),
+        "two_walks": _two_walks_sparse(W, k) if sparse else _two_walks_dense(W, k),
     }
 
 

@@ -5,12 +5,16 @@ vertices remain (:data:`PEELING`, ``method="peeling"`` of
 :func:`fullbandit.dks.densest_k_subgraph`). Ties go to the lowest index (the node earliest
 in ``G.nodes``).
 
-* Dense matrices: ``O(n^2)``, each deletion updates every degree by one column. Degrees
-  within ``1e-12`` (relative to the total weight) of the minimum count as tied, so the
-  rounding of incremental updates (weights such as 0.1) cannot decide a tie.
-* Sparse matrices: ``O(m log n)`` with a heap: a deletion lowers only the neighbours'
-  degrees, each pushing one heap entry (stale entries are skipped when popped). Only exact
-  ties go to the lowest index.
+* Dense matrices: ``O(n^2)``. Each deletion subtracts the deleted vertex's row (contiguous
+  in memory) from the degree vector; deleted vertices hold degree ``+inf``. Degrees within
+  ``1e-12`` times the sum of all degrees (twice the total weight) of the minimum count as
+  tied, so the rounding of incremental updates (weights such as 0.1) cannot decide a tie.
+* Sparse matrices: ``O(m log n)`` with a priority queue keyed ``(degree, index)``: a
+  deletion lowers only the neighbours' degrees. Only exact ties go to the lowest index.
+  With numba installed (the ``fast`` extra) an indexed binary heap compiled by
+  :mod:`fullbandit.dks.compiled` runs it on large matrices; otherwise a ``heapq`` loop
+  (stale entries skipped when popped). Both subtract the same weights in the same order:
+  identical results.
 
 References
 ----------
@@ -25,56 +29,68 @@ import heapq
 
 import numpy as np
 
+from fullbandit.dks import compiled
 from fullbandit.dks.oracle import Oracle
 from fullbandit.dks.weights import WeightMatrix
 
 __all__ = ["PEELING", "proven_peeling_ratio"]
 
-_TIE_TOLERANCE = 1e-12  # relative to the total weight: differences below it are rounding
+_TIE_TOLERANCE = 1e-12  # relative to the sum of the degrees: differences below it are rounding
 
 
 def _peel(weights: WeightMatrix, k: int) -> np.ndarray:
     """The ``k`` vertices greedy peeling keeps, increasing."""
-    return _peel_sparse(weights.matrix, k) if weights.is_sparse else _peel_dense(weights.matrix, k)
+    if not weights.is_sparse:
+        return _peel_dense(weights.matrix, k)
+    if compiled.use_for(weights.matrix):
+        return _peel_sparse_compiled(weights.matrix, k)
+    return _peel_sparse_heapq(weights.matrix, k)
 
 
-def _peel_sparse(W, k: int) -> np.ndarray:
+def _initial_degrees(W) -> np.ndarray:
+    return np.asarray(W.sum(axis=1), dtype=float).ravel()
+
+
+def _peel_sparse_compiled(W, k: int) -> np.ndarray:
+    degree = np.array(_initial_degrees(W), dtype=np.float64)  # a writable copy: the kernel updates it
+    return np.flatnonzero(compiled.peel_sparse(W.indptr, W.indices, W.data, degree, k))
+
+
+def _peel_sparse_heapq(W, k: int) -> np.ndarray:
     n = W.shape[0]
-    degree = np.asarray(W.sum(axis=1)).ravel().astype(float)
-    heap = list(zip(degree.tolist(), range(n), strict=True))
+    current = _initial_degrees(W).tolist()  # Python floats: the heap compares them without numpy overhead
+    heap = list(zip(current, range(n), strict=True))
     heapq.heapify(heap)
-    removed = np.zeros(n, dtype=bool)
-    indptr, indices, data = W.indptr, W.indices, W.data
+    alive = [True] * n
+    indptr, indices, data = W.indptr.tolist(), W.indices.tolist(), W.data.tolist()
     push, pop = heapq.heappush, heapq.heappop
-    current = degree.tolist()  # Python floats: the heap compares them without numpy overhead
     for _ in range(n - k):
-        while True:
+        value, vertex = pop(heap)
+        while not alive[vertex] or value != current[vertex]:  # stale entries
             value, vertex = pop(heap)
-            if not removed[vertex] and value == current[vertex]:
-                break
-        removed[vertex] = True
+        alive[vertex] = False
         start, end = indptr[vertex], indptr[vertex + 1]
-        neighbours = indices[start:end]
-        alive = ~removed[neighbours]
-        neighbours, edge_weights = neighbours[alive], data[start:end][alive]
-        degree[neighbours] -= edge_weights
-        for neighbour, new_degree in zip(neighbours.tolist(), degree[neighbours].tolist(), strict=True):
-            current[neighbour] = new_degree
-            push(heap, (new_degree, neighbour))
-    return np.flatnonzero(~removed)
+        for neighbour, weight in zip(indices[start:end], data[start:end], strict=True):
+            if alive[neighbour]:
+                current[neighbour] -= weight
+                push(heap, (current[neighbour], neighbour))
+    return np.flatnonzero(alive)
 
 
 def _peel_dense(W: np.ndarray, k: int) -> np.ndarray:
     n = W.shape[0]
     degree = W.sum(axis=1)
+    tolerance = _TIE_TOLERANCE * max(float(degree.sum()), np.finfo(float).tiny)
+    tied = np.empty(n, dtype=bool)
     removed = np.zeros(n, dtype=bool)
-    masked = degree.copy()
-    tolerance = _TIE_TOLERANCE * max(float(W.sum()), np.finfo(float).tiny)
     for _ in range(n - k):
-        vertex = int(np.argmax(masked <= masked.min() + tolerance))
+        lowest = int(degree.argmin())
+        # the lowest index within the tolerance of the minimum: only indices before argmin can beat it
+        earlier = np.less_equal(degree[:lowest], degree[lowest] + tolerance, out=tied[:lowest])
+        vertex = int(earlier.argmax()) if earlier.any() else lowest
+        degree -= W[vertex]  # W is symmetric and C-contiguous: the row is the column, read contiguously
+        degree[vertex] = np.inf
         removed[vertex] = True
-        degree -= W[:, vertex]
-        masked = np.where(removed, np.inf, degree)
     return np.flatnonzero(~removed)
 
 

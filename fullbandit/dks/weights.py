@@ -13,12 +13,16 @@ dense and scipy sparse input alike:
 
 Public entry points validate their input once; whatever they hand on is a
 :class:`WeightMatrix`, which :func:`check_weight_matrix` returns unchanged, so internal
-calls never validate again.
+calls never validate again. A networkx graph becomes one through :func:`graph_weights`,
+which reads the adjacency once and checks only what a graph can get wrong (its weights):
+an undirected networkx graph is symmetric by construction.
 """
 
 from __future__ import annotations
 
+import itertools
 import numbers
+import operator
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -34,11 +38,12 @@ __all__ = ["SYMMETRY_TOLERANCE", "WeightMatrix", "check_weight_matrix", "check_g
 SYMMETRY_TOLERANCE = 1e-10  # relative to the largest off-diagonal weight
 _SPARSE_MIN_NODES = 1000
 _SPARSE_MAX_DENSITY = 0.05
+_SYMMETRY_BLOCK = 256  # rows per tile of the dense symmetry check: a tile and its mirror stay in cache
 
 
 @dataclass(frozen=True, eq=False)
 class WeightMatrix:
-    """A validated densest-k-subgraph weight matrix; make one with :func:`check_weight_matrix`.
+    """A validated densest-k-subgraph weight matrix; made by :func:`check_weight_matrix` and :func:`graph_weights`.
 
     Attributes
     ----------
@@ -144,11 +149,13 @@ class _Checker:
         self._check_shape(array.shape)
         matrix = np.array(array, dtype=float, order="C", copy=True)
         np.fill_diagonal(matrix, 0.0)
-        self._check_entries(np.argwhere(~np.isfinite(matrix)), matrix, "finite")
-        self._check_entries(np.argwhere(matrix < 0), matrix, "non-negative")
-        asymmetry = np.abs(matrix - matrix.T)
-        largest = float(asymmetry.max())
-        if largest > SYMMETRY_TOLERANCE * float(matrix.max()):
+        largest_weight = float(matrix.max())
+        if not (matrix.min() >= 0 and np.isfinite(largest_weight)):  # NaN fails the first test
+            self._check_entries(np.argwhere(~np.isfinite(matrix)), matrix, "finite")
+            self._check_entries(np.argwhere(matrix < 0), matrix, "non-negative")
+        largest = _largest_asymmetry(matrix)
+        if largest > SYMMETRY_TOLERANCE * largest_weight:
+            asymmetry = np.abs(matrix - matrix.T)
             i, j = np.unravel_index(int(np.argmax(asymmetry)), matrix.shape)
             self._asymmetric(int(i), int(j), float(matrix[i, j]), float(matrix[j, i]))
         if largest > 0:
@@ -178,10 +185,26 @@ class _Checker:
                 self._asymmetric(i, j, float(matrix[i, j]), float(matrix[j, i]))
             matrix = sp.csr_array((matrix + matrix.T) / 2.0)
             matrix.eliminate_zeros()
-        matrix.sort_indices()
-        for part in (matrix.data, matrix.indices, matrix.indptr):
-            part.setflags(write=False)
-        return matrix
+        return _read_only(matrix)
+
+    def graph(self, rows: np.ndarray, columns: np.ndarray, weights: np.ndarray, n: int,
+              sparse: bool) -> np.ndarray | sp.csr_array:
+        """The symmetric matrix of an undirected graph's edges ``rows < columns`` (each edge once)."""
+        upper = sp.csr_array((weights, (rows, columns)), shape=(n, n))
+        upper.sort_indices()
+        owners = np.repeat(np.arange(n), np.diff(upper.indptr))
+        for condition, allowed in ((~np.isfinite(upper.data), "finite"), (upper.data < 0, "non-negative")):
+            bad = np.flatnonzero(condition)
+            if bad.size:  # the first in row-major order, as the matrix checks report it
+                self._refuse(allowed, int(owners[bad[0]]), int(upper.indices[bad[0]]), float(upper.data[bad[0]]))
+        if not sparse:
+            matrix = np.zeros((n, n))
+            matrix[rows, columns] = weights
+            matrix += matrix.T  # disjoint triangles: exact
+            matrix.setflags(write=False)
+            return matrix
+        upper.eliminate_zeros()
+        return _read_only(sp.csr_array(upper + upper.T))
 
     def _check_dtype(self, dtype, array) -> None:
         if dtype.kind in "biuf":
@@ -217,6 +240,23 @@ class _Checker:
         if self.labels is None:
             return f"{self.name}[{i}, {j}] = {value!r}"
         return f"{value!r} on edge ({self.labels[i]!r}, {self.labels[j]!r})"
+
+
+def _read_only(matrix: sp.csr_array) -> sp.csr_array:
+    matrix.sort_indices()
+    for part in (matrix.data, matrix.indices, matrix.indptr):
+        part.setflags(write=False)
+    return matrix
+
+
+def _largest_asymmetry(matrix: np.ndarray) -> float:
+    """``max |W_ij - W_ji|``, comparing square tiles with their mirrors (a plain ``W - W.T`` misses the cache)."""
+    n = matrix.shape[0]
+    largest = 0.0
+    for start in range(0, n, _SYMMETRY_BLOCK):
+        stop = min(n, start + _SYMMETRY_BLOCK)
+        largest = max(largest, float(np.abs(matrix[start:stop, start:] - matrix[start:, start:stop].T).max()))
+    return largest
 
 
 def check_graph(G, k) -> int:
@@ -318,11 +358,46 @@ def graph_weights(G, weight: str = "weight", *, sparse: bool | None = None) -> t
 got -1.0 on edge ('a', 'c')
     """
     nodes = list(G.nodes)
+    rows, columns, weights = _edge_arrays(G, nodes, weight)
+    sparse = use_sparse(G) if sparse is None else sparse
+    checker = _Checker(f"edge attribute {weight!r}", nodes)
+    return nodes, WeightMatrix(checker.graph(rows, columns, weights, len(nodes), sparse))
+
+
+def _edge_arrays(G, nodes: list, weight: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every edge of ``G`` once as ``(row, column, weight)``, ``row < column`` (positions in ``nodes``).
+
+    One pass over networkx's adjacency (``G._adj``, a mapping of node to a mapping of
+    neighbour to edge attributes) with C-level iterators: no Python loop per edge, and
+    each edge's attribute dictionary is read once, from the endpoint that comes first.
+    Self-loops are dropped.
+    """
+    n = len(nodes)
+    adjacency = G._adj
+    neighbourhoods = [adjacency[node] for node in nodes]
+    degrees = np.fromiter(map(len, neighbourhoods), dtype=np.intp, count=n)
+    entries = int(degrees.sum())
+    neighbours = itertools.chain.from_iterable(neighbourhoods)
+    if set(map(type, nodes)) <= {int} and nodes == list(range(n)):  # labels are their own positions
+        columns = np.fromiter(neighbours, dtype=np.intp, count=entries)
+    else:
+        position = {node: i for i, node in enumerate(nodes)}
+        columns = np.fromiter(map(position.__getitem__, neighbours), dtype=np.intp, count=entries)
+    owners = np.repeat(np.arange(n), degrees)
+    upper = columns > owners
+    count = int(np.count_nonzero(upper))
+    keep = upper.tolist()
+
+    def attributes():
+        values = itertools.chain.from_iterable(map(operator.methodcaller("values"), neighbourhoods))
+        return itertools.compress(values, keep)
+
     try:
-        if use_sparse(G) if sparse is None else sparse:
-            matrix = nx.to_scipy_sparse_array(G, nodelist=nodes, weight=weight, dtype=float, format="csr")
-        else:
-            matrix = nx.to_numpy_array(G, nodelist=nodes, weight=weight, nonedge=0.0, dtype=float)
+        try:
+            weights = np.fromiter(map(operator.itemgetter(weight), attributes()), dtype=float, count=count)
+        except KeyError:  # some edge lacks the attribute: it weighs 1
+            weights = np.fromiter(map(operator.methodcaller("get", weight, 1.0), attributes()), dtype=float,
+                                  count=count)
     except (TypeError, ValueError):
         # only now look for the culprit: a Python loop over every edge would double the conversion time
         for u, v, value in G.edges(data=weight, default=1.0):
@@ -332,7 +407,7 @@ got -1.0 on edge ('a', 'c')
                 raise TypeError(f"edge attribute {weight!r} must be a real number on every edge, "
                                 f"got {value!r} on edge ({u!r}, {v!r})") from None
         raise
-    return nodes, check_weight_matrix(matrix, name=f"edge attribute {weight!r}", labels=nodes)
+    return owners[upper], columns[upper], weights
 
 
 def check_vertex_indices(vertices, n: int, *, name: str = "vertices", k: int | None = None) -> np.ndarray:
