@@ -43,6 +43,7 @@ from typing import Any, ClassVar, Self
 import numpy as np
 
 from fullbandit._validation import InvalidParameterError, as_generator, check_reward_range
+from fullbandit.blas import limited_blas
 from fullbandit.params import validate_parameters
 from fullbandit.priors import PriorObservations
 from fullbandit.problem import DecisionClass, SuperArm, decision_class_from_dict
@@ -183,7 +184,7 @@ class Algorithm(ABC):
     _told: int
     _next_id: int
     _pending: dict[int, tuple[Pull, Any]]
-    _by_arms: dict[SuperArm, list[int]]
+    _by_arms: dict[SuperArm, list[int]] | None  # outstanding ids by arms, made at the first tell by arms
     _outstanding: int  # pulls handed out and not yet told or abandoned
     _checks: int
     _last: StoppingCheck | None
@@ -294,15 +295,17 @@ class Algorithm(ABC):
         self._told = 0
         self._next_id = 0
         self._pending = {}
-        self._by_arms = {}
+        self._by_arms = None
         self._outstanding = 0
         self._checks = 0
         self._last: StoppingCheck | None = None
         self._stop_reason = RUNNING
         self._prior = None
-        self._build(rng, noise_scale)
+        with limited_blas():
+            self._build(rng, noise_scale)
+            if prior is not None:
+                self._absorb_prior(prior)  # may refuse: the algorithm then stays not set up
         if prior is not None:
-            self._absorb_prior(prior)  # may refuse: the algorithm then stays not set up
             self._prior = prior
         self._set_up = True
         return self
@@ -445,7 +448,8 @@ class Algorithm(ABC):
                                f"outside 1..{limit}")
         self._next_id += 1
         self._pending[pull.id] = (pull, token)
-        self._by_arms.setdefault(pull.arms, []).append(pull.id)
+        if self._by_arms is not None:
+            self._by_arms.setdefault(pull.arms, []).append(pull.id)
         self._outstanding += self.cost(pull)
         return pull
 
@@ -487,10 +491,7 @@ class Algorithm(ABC):
         self._check_observation(handle, value, squares)
         del self._pending[pull_id]
         self._outstanding -= self.cost(handle)
-        ids = self._by_arms[handle.arms]
-        ids.remove(pull_id)
-        if not ids:
-            del self._by_arms[handle.arms]
+        self._forget_arms(handle)
         self._observe(token, handle.arms, handle.count, value, squares)
         self._told += self.cost(handle)
         self._check_if_due()
@@ -501,20 +502,28 @@ class Algorithm(ABC):
         pull_id = self._resolve(pull)
         handle, token = self._pending.pop(pull_id)
         self._outstanding -= self.cost(handle)
-        ids = self._by_arms[handle.arms]
-        ids.remove(pull_id)
-        if not ids:
-            del self._by_arms[handle.arms]
+        self._forget_arms(handle)
         self._release(token, handle.count)
+
+    def _forget_arms(self, handle: Pull) -> None:
+        if self._by_arms is not None:
+            ids = self._by_arms[handle.arms]
+            ids.remove(handle.id)
+            if not ids:
+                del self._by_arms[handle.arms]
 
     def _resolve(self, pull) -> int:
         if isinstance(pull, Pull):
             known = self._pending.get(pull.id)
-            if known is None or known[0] != pull:
+            if known is None or (known[0] is not pull and known[0] != pull):
                 state = "already told or abandoned" if 0 <= pull.id < self._next_id else "never asked"
                 raise ProtocolError(f"pull id={pull.id} arms={pull.arms} is {state}")
             return pull.id
         arms = _as_arms(pull)
+        if self._by_arms is None:  # the pull path hashes no super-arm until someone tells by arms
+            self._by_arms = {}
+            for outstanding, _ in self._pending.values():
+                self._by_arms.setdefault(outstanding.arms, []).append(outstanding.id)
         ids = self._by_arms.get(arms)
         if not ids:
             raise ProtocolError(f"super_arm={arms} has no outstanding pull: tell only what ask() handed out")
@@ -547,10 +556,11 @@ class Algorithm(ABC):
         at_budget = self._told >= self.budget
         if not (at_budget or self._due_for_check()):
             return
-        check = self._evaluate()
-        self._last = check
-        self._checks += 1
-        self._after_check(check)
+        with limited_blas():
+            check = self._evaluate()
+            self._last = check
+            self._checks += 1
+            self._after_check(check)
         if check.stop and self._stops_on_rule():
             self._stop_reason = STOPPING_RULE
         elif at_budget or self._spent_its_schedule():
@@ -582,7 +592,11 @@ class Algorithm(ABC):
     def stopping_check(self) -> StoppingCheck:
         """Evaluate the stopping rule now, on the data told so far, without changing any state."""
         self.setup()
-        return self._evaluate()
+        return self._evaluate_limited()
+
+    def _evaluate_limited(self) -> StoppingCheck:
+        with limited_blas():
+            return self._evaluate()
 
     def recommend(self) -> SuperArm | None:
         """The answer: the last check's when it is current or the run is over, else a fresh evaluation.
@@ -592,7 +606,7 @@ class Algorithm(ABC):
         self.setup()
         if self._last is not None and (self.done or self._last.pulls == self._told):
             return self._last.answer
-        return self._evaluate().answer
+        return self._evaluate_limited().answer
 
     def constants(self) -> dict:
         """Constants of the configuration and of the last check (scalars, JSON-friendly)."""
@@ -602,7 +616,7 @@ class Algorithm(ABC):
         """A :class:`fullbandit.Result` for the run so far (no truth, no wall time)."""
         self.setup()
         check = self._last if self._last is not None and (self.done or self._last.pulls == self._told) \
-            else self._evaluate()
+            else self._evaluate_limited()
         constants = {**self.constants(), **check.details}
         if self.prior is not None:
             constants["prior_observations"] = self.prior.n_observations
@@ -662,7 +676,7 @@ class Algorithm(ABC):
             raise StateError(f"{reader.source}: field 'stop_reason' is {stop!r}")
         self._stop_reason = StopReason(stop)
         self._pending = {}
-        self._by_arms = {}
+        self._by_arms = None
         self._outstanding = 0
         self._last = None
         self._restore(reader.child("state"))
@@ -682,7 +696,6 @@ class Algorithm(ABC):
             pull = Pull(state_int(reader, "pending id", entry[0], 0, self._next_id - 1), _as_arms(entry[1]),
                         state_int(reader, "pending count", entry[2], 1, self.budget))
             self._pending[pull.id] = (pull, entry[3])
-            self._by_arms.setdefault(pull.arms, []).append(pull.id)
             self._outstanding += self.cost(pull)
         last = reader.get("last_check", dict, optional=True)
         if last is not None:

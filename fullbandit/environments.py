@@ -117,7 +117,10 @@ class Environment(ABC):
                 raise InvalidParameterError(f"labels must have length n={self.n}, got {len(labels)}")
         self.labels = labels
         self._validated: dict[tuple, np.ndarray] = {}
-        self._mean_sums: dict[bytes, float] = {}
+        # The same tuple object comes back pull after pull (an algorithm's support member): looked up by
+        # identity, a pull hashes no super-arm. Entries keep their key object alive, so ids are not reused.
+        self._by_identity: dict[int, tuple[tuple, np.ndarray]] = {}
+        self._mean_sums: dict[int, tuple[np.ndarray, float]] = {}
 
     @property
     def n(self) -> int:
@@ -195,6 +198,10 @@ class Environment(ABC):
 
     def _validated_arms(self, super_arm) -> np.ndarray:
         # Algorithms pull the same few super-arms again and again: validate each once.
+        if type(super_arm) is tuple:
+            known = self._by_identity.get(id(super_arm))
+            if known is not None and known[0] is super_arm:
+                return known[1]
         if isinstance(super_arm, str | bytes) or not hasattr(super_arm, "__iter__"):
             raise TypeError(f"super_arm={super_arm!r} must be a sequence of integer arm indices, e.g. (0, 3)")
         key = super_arm if type(super_arm) is tuple else tuple(super_arm)
@@ -207,19 +214,26 @@ class Environment(ABC):
             if arms.size == 0 or arms.min() < 0 or arms.max() >= self.n or np.unique(arms).size != arms.size:
                 raise InvalidParameterError(
                     f"super_arm={key!r} must hold distinct arm indices in 0..{self.n - 1}")
+            arms.flags.writeable = False
             if len(self._validated) >= _CACHE_LIMIT:
                 self._validated.clear()
             self._validated[key] = arms
+        if type(super_arm) is tuple:
+            if len(self._by_identity) >= _CACHE_LIMIT:
+                self._by_identity.clear()
+            self._by_identity[id(super_arm)] = (super_arm, arms)
         return arms
 
     def _mean_sum(self, arms: np.ndarray) -> float:
-        """``theta(arms)``, cached with the validated super-arm (the means never change)."""
-        key = arms.tobytes()
-        total = self._mean_sums.get(key)
-        if total is None:
+        """``theta(arms)``, cached with the validated (read-only) super-arm: the means never change."""
+        known = self._mean_sums.get(id(arms))
+        if known is not None and known[0] is arms:
+            return known[1]
+        total = float(self._means[arms].sum())
+        if not arms.flags.writeable:  # one of ours: its entries cannot change under the cache
             if len(self._mean_sums) >= _CACHE_LIMIT:
                 self._mean_sums.clear()
-            total = self._mean_sums[key] = float(self._means[arms].sum())
+            self._mean_sums[id(arms)] = (arms, total)
         return total
 
     def pull(self, super_arm, count: int = 1):
