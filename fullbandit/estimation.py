@@ -15,6 +15,7 @@ also keeps each member's sum of squared rewards ``Q_j``, from which
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass, field
 
@@ -431,7 +432,7 @@ class StaticDesign:
 
     def __init__(self, n: int, support, *, square_sums: bool = False):
         self.n = n
-        self.support = tuple(tuple(int(i) for i in arm) for arm in support)
+        self.support = _as_super_arms(support)
         self.incidence = Incidence(n, self.support)
         m = len(self.support)
         self.counts = np.zeros(m, dtype=np.int64)
@@ -730,3 +731,11 @@ class StaticDesign:
         theta = inverse @ b
         return LeastSquaresEstimate(theta=theta, gram=gram, gram_inverse=inverse, pulls=self.pulls,
                                     spectrum=spectrum)
+
+
+def _as_super_arms(support) -> tuple[tuple[int, ...], ...]:
+    """The members as tuples of Python ints (kept as they are when they already are: no copy of each)."""
+    members = tuple(support)
+    if all(type(arm) is tuple for arm in members) and set(map(type, itertools.chain.from_iterable(members))) <= {int}:
+        return members
+    return tuple(tuple(int(i) for i in arm) for arm in members)

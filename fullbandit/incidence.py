@@ -28,6 +28,8 @@ Examples
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from fullbandit._validation import InvalidParameterError
@@ -64,11 +66,11 @@ class Incidence:
 
     def __init__(self, n: int, rows):
         self.n = int(n)
-        sizes = np.fromiter((len(row) for row in rows), dtype=np.int64, count=len(rows))
+        sizes = np.fromiter(map(len, rows), dtype=np.int64, count=len(rows))
         self.indptr = np.zeros(len(rows) + 1, dtype=np.int64)
         np.cumsum(sizes, out=self.indptr[1:])
         total = int(self.indptr[-1])
-        self.indices = np.fromiter((i for row in rows for i in row), dtype=np.int64, count=total)
+        self.indices = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.int64, count=total)
         if total and (self.indices.min() < 0 or self.indices.max() >= self.n):
             raise InvalidParameterError(f"support members must hold arm indices in 0..{self.n - 1}")
         self.indices = self.indices.astype(np.int32)
