@@ -675,11 +675,7 @@ class Handout:
         The plan reaches ``next_check`` allocated pulls (one more pull once past it), but
         allocates at most ``room`` pulls beyond those allocated so far (``room >= 1``).
         """
-        if not self.planned:
-            allocated = int(self.tracker.counts.sum())
-            target = next_check if allocated < next_check else allocated + 1
-            self.plan = self.tracker.allocate(min(target, allocated + room)).tolist()
-            self.planned = sum(self.plan)
+        self._plan_if_empty(next_check, room)
         plan, member = self.plan, self.cursor
         while not plan[member]:
             member = (member + 1) % len(plan)
@@ -688,6 +684,39 @@ class Handout:
         self.planned -= count
         self.cursor = (member + 1) % len(plan)
         return member, count
+
+    def take_all(self, max_count: int, next_check: int, room: int) -> tuple[np.ndarray, np.ndarray]:
+        """Every planned block at once, in the order :meth:`take` would hand them out: ``(members, counts)``.
+
+        Plans first when nothing is planned (as :meth:`take`); a member's block holds at
+        most ``max_count`` pulls, the rest of its share stays planned.
+
+        Examples
+        --------
+        >>> from fullbandit.allocation import Handout, Tracker
+        >>> handout = Handout(Tracker([1, 1, 2]))
+        >>> members, counts = handout.take_all(max_count=3, next_check=8, room=100)
+        >>> members.tolist(), counts.tolist(), handout.planned   # member 2's fourth pull stays planned
+        ([0, 1, 2], [2, 2, 3], 1)
+        """
+        self._plan_if_empty(next_check, room)
+        plan = np.asarray(self.plan, dtype=np.int64)
+        order = np.roll(np.arange(plan.size), -self.cursor)
+        members = order[plan[order] > 0]
+        counts = np.minimum(plan[members], max_count)
+        plan[members] -= counts
+        self.plan = plan.tolist()
+        self.planned -= int(counts.sum())
+        if members.size:
+            self.cursor = int(members[-1] + 1) % plan.size
+        return members, counts
+
+    def _plan_if_empty(self, next_check: int, room: int) -> None:
+        if not self.planned:
+            allocated = int(self.tracker.counts.sum())
+            target = next_check if allocated < next_check else allocated + 1
+            self.plan = self.tracker.allocate(min(target, allocated + room)).tolist()
+            self.planned = sum(self.plan)
 
     def give_back(self, member: int, count: int) -> None:
         """Return ``count`` pulls of ``member`` that were handed out and will never be told."""

@@ -514,6 +514,39 @@ class StaticDesign:
         self.reward_sums[member] += reward
         self.pulls += count
 
+    def record_blocks(self, members, counts, rewards, square_sums=None) -> None:
+        """Record blocks at once: ``counts[i]`` pulls of member ``members[i]`` summing to ``rewards[i]``.
+
+        Parameters
+        ----------
+        members, counts : array_like of int
+        rewards : array_like of float
+        square_sums : array_like of float, optional
+            Each block's sum of squared rewards (required when the design keeps square sums,
+            unless every block is a single pull).
+
+        Examples
+        --------
+        >>> from fullbandit.estimation import StaticDesign
+        >>> design = StaticDesign(2, [(0,), (1,)])
+        >>> design.record_blocks([1, 0], [2, 3], [3.0, 1.5])
+        >>> design.counts.tolist(), design.reward_sums.tolist(), design.pulls
+        ([3, 2], [1.5, 3.0], 5)
+        """
+        members = np.asarray(members, dtype=np.intp)
+        counts = np.asarray(counts, dtype=np.int64)
+        rewards = np.asarray(rewards, dtype=float)
+        if self.square_sums is not None:
+            if square_sums is None:
+                if np.any(counts != 1):
+                    raise InvalidParameterError("square_sums are needed for blocks of more than one pull: this design "
+                                                "keeps square sums")
+                square_sums = rewards * rewards
+            np.add.at(self.square_sums, members, np.asarray(square_sums, dtype=float))
+        np.add.at(self.counts, members, counts)
+        np.add.at(self.reward_sums, members, rewards)
+        self.pulls += int(counts.sum())
+
     def sample_variances(self) -> np.ndarray:
         """The unbiased sample variance of each member's rewards (``nan`` below two pulls).
 

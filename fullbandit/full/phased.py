@@ -257,6 +257,24 @@ class PhasedSwap(Algorithm):
         if phase == self._phase:
             self._handout.give_back(int(member), count)
 
+    def _next_blocks(self, max_count: int):
+        members, counts = self._handout.take_all(max_count, self._next_check,
+                                                 self.budget - self._told - self._outstanding)
+        return [self._arms[member] for member in members.tolist()], counts, (self._phase, members)
+
+    def _observe_blocks(self, token, counts, rewards, sums_of_squares) -> None:
+        phase, members = token
+        if phase != self._phase:
+            self._set_aside += int(counts.sum())  # blocks of an ended phase, told late
+            return
+        self._design.record_blocks(members, counts, rewards)
+
+    def _release_blocks(self, token, counts) -> None:
+        phase, members = token
+        if phase == self._phase:
+            for member, count in zip(members.tolist(), counts.tolist(), strict=True):
+                self._handout.give_back(member, count)
+
     def _due_for_check(self) -> bool:
         return self._design.pulls >= self._next_check
 

@@ -305,6 +305,36 @@ class StaticFullBandit(Algorithm):
     def _release(self, token, count) -> None:
         self._handout.give_back(int(token), count)
 
+    # Every pull up to the next check is known in advance: handed out at once as blocks.
+    def _next_blocks(self, max_count: int):
+        members, counts = self._handout.take_all(max_count, self._next_check,
+                                                 self.budget - self._told - self._outstanding)
+        support = self._design.support
+        return [support[member] for member in members.tolist()], counts, members
+
+    def _check_blocks(self, blocks, rewards, sums_of_squares) -> None:
+        if not self._uses_variances():
+            return
+        if sums_of_squares is None and np.any(blocks.counts > 1):
+            raise InvalidParameterError(
+                f"sums_of_squares is required for blocks of more than one pull with confidence={self.confidence!r} "
+                "(it estimates each member's reward variance): tell_blocks(blocks, rewards, sums_of_squares=...)")
+        squares = rewards * rewards if sums_of_squares is None else sums_of_squares
+        for index, (count, total, square) in enumerate(zip(blocks.counts.tolist(), rewards.tolist(),
+                                                           squares.tolist(), strict=True)):
+            problem = _range_violation(total, square, count, self._reward_range)
+            if problem:
+                raise InvalidParameterError(
+                    f"rewards[{index}] refused: {problem} (reward_range={self._reward_range} bounds each pull; rewards "
+                    f"outside it void the guarantee of confidence={self.confidence!r})")
+
+    def _observe_blocks(self, token, counts, rewards, sums_of_squares) -> None:
+        self._design.record_blocks(token, counts, rewards, sums_of_squares)
+
+    def _release_blocks(self, token, counts) -> None:
+        for member, count in zip(token.tolist(), counts.tolist(), strict=True):
+            self._handout.give_back(member, count)
+
     def _due_for_check(self) -> bool:
         return self._design.pulls >= self._next_check
 
