@@ -15,6 +15,8 @@ import math
 import numpy as np
 
 from fullbandit._validation import InvalidParameterError, as_generator, check_choice, check_int, check_k
+from fullbandit.incidence import Incidence
+from fullbandit.spectrum import SingularMatrixError, cholesky_inverse
 
 SUPPORT_KINDS = ("auto", "swap-optimal", "cyclic", "random")
 RANDOM_SUPPORT_FACTOR = 4  # default random support size, in multiples of n (see random_support)
@@ -207,37 +209,98 @@ def random_support(n: int, k: int, seed=None, size: int | None = None,
     max_draws = max_draws if max_draws is not None else 100 * size + 10_000
     chosen: list[tuple[int, ...]] = []
     seen: set[tuple[int, ...]] = set()
-    basis = np.zeros((n, n))
-    rank = 0
+    basis = _SpanTracker(n, tolerance=1e-9 * math.sqrt(k))
     for _ in range(max_draws):
-        if rank == n and len(chosen) >= size:
+        if len(chosen) >= size and basis.rank() == n:
             return chosen
-        arm = (tuple(sorted(int(i) for i in rng.choice(n, size=k, replace=False))) if problem is None
-               else problem.random_member(rng))
+        arm = tuple(np.sort(rng.choice(n, size=k, replace=False)).tolist()) if problem is None \
+            else problem.random_member(rng)
         if arm in seen:
             continue
-        adds_rank = False
-        if rank < n:  # once the basis is complete no member can add to it
-            x = np.zeros(n)
-            x[list(arm)] = 1.0
-            residual = x - basis[:rank].T @ (basis[:rank] @ x)
-            norm = float(np.linalg.norm(residual))
-            adds_rank = norm > 1e-9 * math.sqrt(k)
-            if adds_rank:
-                basis[rank] = residual / norm
-                rank += 1
-        if adds_rank or len(chosen) < size - (n - rank):
-            chosen.append(arm)
-            seen.add(arm)
-    if rank == n and len(chosen) >= size:
+        # A member that adds to the rank is always kept, any other only while there is room for it;
+        # while there is room whatever the rank, its rank test may wait (it is done in blocks).
+        if len(chosen) < size - (n - basis.known_rank):
+            basis.defer(arm)
+        elif not basis.adds(arm) and len(chosen) >= size - (n - basis.rank()):
+            continue
+        chosen.append(arm)
+        seen.add(arm)
+    if basis.rank() == n and len(chosen) >= size:
         return chosen
-    if rank < n:
+    if basis.rank() < n:
         raise InvalidParameterError(
-            f"the super-arms drawn span only rank {rank} < n={n} after {max_draws} draws: if the decision "
+            f"the super-arms drawn span only rank {basis.rank()} < n={n} after {max_draws} draws: if the decision "
             "class's super-arms do not span R^n, theta is not identifiable from full-bandit feedback "
             "(e.g. a partition matroid that fixes how many members each group has)")
     raise InvalidParameterError(
         f"could not draw a spanning random support of size {size} for n={n}, k={k} in {max_draws} draws")
+
+
+class _SpanTracker:
+    """The rank of a growing list of 0/1 vectors, by Gram-Schmidt against an orthonormal basis.
+
+    A vector adds to the rank when its residual after projecting out the basis (classical
+    Gram-Schmidt: ``x - B^T (B x)``) has norm above ``tolerance``. Vectors whose rank test may
+    wait (:meth:`defer`) are tested together, in order, when the rank is next needed or
+    ``BLOCK`` of them are waiting: their projections on the basis are then one matrix product.
+    The decisions are those of testing each vector as it comes.
+    """
+
+    BLOCK = 128
+
+    def __init__(self, n: int, tolerance: float):
+        self.n = n
+        self.tolerance = tolerance
+        self.basis = np.zeros((n, n))
+        self.known_rank = 0  # the rank of the vectors tested so far
+        self._waiting: list[tuple[int, ...]] = []
+
+    def rank(self) -> int:
+        self._flush()
+        return self.known_rank
+
+    def defer(self, arm) -> None:
+        if self.known_rank < self.n:  # a full basis takes nothing more
+            self._waiting.append(arm)
+            if len(self._waiting) >= self.BLOCK:
+                self._flush()
+
+    def adds(self, arm) -> bool:
+        """Test ``arm`` now (after the waiting ones); add it to the basis if it adds to the rank."""
+        self._flush()
+        return self.known_rank < self.n and self._test(self._projections([arm])[0])
+
+    def _indicators(self, arms) -> np.ndarray:
+        vectors = np.zeros((len(arms), self.n))
+        for row, arm in enumerate(arms):
+            vectors[row, list(arm)] = 1.0
+        return vectors
+
+    def _projections(self, arms) -> np.ndarray:
+        vectors = self._indicators(arms)
+        old = self.basis[:self.known_rank]
+        return vectors - (vectors @ old.T) @ old
+
+    def _flush(self) -> None:
+        waiting, self._waiting = self._waiting, []
+        if not waiting or self.known_rank == self.n:
+            return
+        start = self.known_rank
+        residuals = self._projections(waiting)
+        vectors = self._indicators(waiting)
+        for residual, vector in zip(residuals, vectors, strict=True):
+            if self.known_rank == self.n:
+                break
+            new = self.basis[start:self.known_rank]  # rows added in this block: the rest of x - B^T (B x)
+            self._test(residual - new.T @ (new @ vector))
+
+    def _test(self, residual: np.ndarray) -> bool:
+        norm = float(np.linalg.norm(residual))
+        if norm > self.tolerance:
+            self.basis[self.known_rank] = residual / norm
+            self.known_rank += 1
+            return True
+        return False
 
 
 def make_support(n: int, k: int, kind: str, seed=None,
@@ -402,15 +465,9 @@ def swap_variance(n: int, support, proportions=None) -> float:
     >>> round(swap_variance(3, [(0, 1), (1, 2), (0, 2)]), 9)   # A = (I + 1 1^T) / 3
     6.0
     """
-    matrix = _indicator_matrix(n, support)
-    weights = np.full(len(matrix), 1.0 / len(matrix)) if proportions is None \
-        else np.asarray(proportions, dtype=float) / np.sum(proportions)
-    gram = matrix.T @ (weights[:, None] * matrix)
     try:
-        inverse = np.linalg.inv(gram)
-    except np.linalg.LinAlgError:
-        return math.inf
-    if not np.all(np.isfinite(inverse)) or np.linalg.matrix_rank(gram) < n:
+        inverse = cholesky_inverse(_design_gram(n, support, proportions))
+    except SingularMatrixError:
         return math.inf
     d = np.diag(inverse)
     return float(np.max(d[:, None] + d[None, :] - 2.0 * inverse))
@@ -444,11 +501,7 @@ def design_condition_number(n: int, support, proportions=None) -> float:
     >>> design_condition_number(4, [(0, 1), (1, 2), (2, 3), (0, 3)])  # x = (1, -1, 1, -1) unseen
     inf
     """
-    matrix = np.zeros((len(support), n))
-    for row, arm in enumerate(support):
-        matrix[row, list(arm)] = 1.0
-    weights = np.full(len(support), 1.0 / len(support)) if proportions is None else np.asarray(proportions)
-    eigenvalues = np.linalg.eigvalsh(matrix.T @ (weights[:, None] * matrix))
+    eigenvalues = np.linalg.eigvalsh(_design_gram(n, support, proportions))
     return float("inf") if eigenvalues[0] <= 1e-12 * eigenvalues[-1] else float(eigenvalues[-1] / eigenvalues[0])
 
 
@@ -622,11 +675,7 @@ class Handout:
         The plan reaches ``next_check`` allocated pulls (one more pull once past it), but
         allocates at most ``room`` pulls beyond those allocated so far (``room >= 1``).
         """
-        if not self.planned:
-            allocated = int(self.tracker.counts.sum())
-            target = next_check if allocated < next_check else allocated + 1
-            self.plan = self.tracker.allocate(min(target, allocated + room)).tolist()
-            self.planned = sum(self.plan)
+        self._plan_if_empty(next_check, room)
         plan, member = self.plan, self.cursor
         while not plan[member]:
             member = (member + 1) % len(plan)
@@ -635,6 +684,39 @@ class Handout:
         self.planned -= count
         self.cursor = (member + 1) % len(plan)
         return member, count
+
+    def take_all(self, max_count: int, next_check: int, room: int) -> tuple[np.ndarray, np.ndarray]:
+        """Every planned block at once, in the order :meth:`take` would hand them out: ``(members, counts)``.
+
+        Plans first when nothing is planned (as :meth:`take`); a member's block holds at
+        most ``max_count`` pulls, the rest of its share stays planned.
+
+        Examples
+        --------
+        >>> from fullbandit.allocation import Handout, Tracker
+        >>> handout = Handout(Tracker([1, 1, 2]))
+        >>> members, counts = handout.take_all(max_count=3, next_check=8, room=100)
+        >>> members.tolist(), counts.tolist(), handout.planned   # member 2's fourth pull stays planned
+        ([0, 1, 2], [2, 2, 3], 1)
+        """
+        self._plan_if_empty(next_check, room)
+        plan = np.asarray(self.plan, dtype=np.int64)
+        order = np.roll(np.arange(plan.size), -self.cursor)
+        members = order[plan[order] > 0]
+        counts = np.minimum(plan[members], max_count)
+        plan[members] -= counts
+        self.plan = plan.tolist()
+        self.planned -= int(counts.sum())
+        if members.size:
+            self.cursor = int(members[-1] + 1) % plan.size
+        return members, counts
+
+    def _plan_if_empty(self, next_check: int, room: int) -> None:
+        if not self.planned:
+            allocated = int(self.tracker.counts.sum())
+            target = next_check if allocated < next_check else allocated + 1
+            self.plan = self.tracker.allocate(min(target, allocated + room)).tolist()
+            self.planned = sum(self.plan)
 
     def give_back(self, member: int, count: int) -> None:
         """Return ``count`` pulls of ``member`` that were handed out and will never be told."""
@@ -737,6 +819,15 @@ def kiefer_wolfowitz_variances(X, weights) -> np.ndarray:
     """
     gram = X.T @ (np.asarray(weights)[:, None] * X)
     return np.einsum("ij,ij->i", X @ np.linalg.inv(gram), X)
+
+
+def _design_gram(n: int, support, proportions=None) -> np.ndarray:
+    """``A(p) = sum_j p_j x_j x_j^T`` (``p`` normalised; uniform by default) from the support's incidence."""
+    rows = Incidence(n, support)
+    if proportions is None:
+        return rows.gram() / len(rows)
+    weights = np.asarray(proportions, dtype=float)
+    return rows.gram(weights / weights.sum())
 
 
 def _indicator_matrix(n: int, support) -> np.ndarray:

@@ -16,7 +16,10 @@ Driving an algorithm (by a simulation or by a person) is a loop::
 Several pulls may be outstanding at once (a crowd works in parallel) and may be told in
 any order; ``ask(max_count=m)`` lets the algorithm hand out a *block* of up to ``m``
 identical pulls, told with the sum of their rewards (a simulation then pays once per
-block, not once per pull). An algorithm that estimates the rewards' variances
+block, not once per pull). An algorithm whose pulls are fixed in advance (a static design)
+also hands out everything up to its next stopping check at once: ``ask_blocks()`` and
+``tell_blocks(blocks, rewards)``, drawn by ``environment.pull_blocks`` (a simulation then
+costs one call per check). An algorithm that estimates the rewards' variances
 (:attr:`Algorithm.needs_square_sums`, e.g. ``confidence="bernstein"``) is also told a
 block's sum of squared rewards: ``tell(pull, reward, sum_of_squares=...)`` (a single pull's
 is ``reward ** 2``, implied). :func:`fullbandit.run` is exactly this loop.
@@ -43,6 +46,7 @@ from typing import Any, ClassVar, Self
 import numpy as np
 
 from fullbandit._validation import InvalidParameterError, as_generator, check_reward_range
+from fullbandit.blas import limited_blas
 from fullbandit.params import validate_parameters
 from fullbandit.priors import PriorObservations
 from fullbandit.problem import DecisionClass, SuperArm, decision_class_from_dict
@@ -94,6 +98,42 @@ class Pull:
     id: int
     arms: SuperArm
     count: int = 1
+
+
+@dataclass(frozen=True, eq=False)
+class PullBlocks:
+    """Blocks of pulls handed out at once: super-arm ``arms[i]``, ``counts[i]`` times.
+
+    What a static design hands out between two stopping checks (:meth:`Algorithm.ask_blocks`),
+    told at once with each block's summed reward (:meth:`Algorithm.tell_blocks`); a simulation
+    draws them with one call, :meth:`fullbandit.environments.Environment.pull_blocks`.
+
+    Attributes
+    ----------
+    id : int
+        Identity of the request within its algorithm (shared with the pulls' ids).
+    arms : tuple of tuple of int
+        The super-arm of each block.
+    counts : numpy.ndarray of int
+        The pulls of each block (read-only).
+
+    Examples
+    --------
+    >>> import fullbandit as fb
+    >>> algorithm = fb.ICB(fb.TopK(5, 2), noise_scale=1.0, seed=0, support="cyclic")
+    >>> blocks = algorithm.ask_blocks()       # the first pass: every member once
+    >>> blocks.arms, blocks.counts.tolist(), blocks.pulls
+    (((0, 1), (1, 2), (2, 3), (3, 4), (0, 4)), [1, 1, 1, 1, 1], 5)
+    """
+
+    id: int
+    arms: tuple[SuperArm, ...]
+    counts: np.ndarray
+
+    @property
+    def pulls(self) -> int:
+        """The pulls of all the blocks."""
+        return int(self.counts.sum())
 
 
 @dataclass
@@ -183,11 +223,12 @@ class Algorithm(ABC):
     _told: int
     _next_id: int
     _pending: dict[int, tuple[Pull, Any]]
-    _by_arms: dict[SuperArm, list[int]]
+    _by_arms: dict[SuperArm, list[int]] | None  # outstanding ids by arms, made at the first tell by arms
     _outstanding: int  # pulls handed out and not yet told or abandoned
     _checks: int
     _last: StoppingCheck | None
     _stop_reason: StopReason
+    _blocks: dict[int, tuple[PullBlocks, Any]]  # blocks handed out and not yet told or abandoned
 
     # --- parameters ---------------------------------------------------------------------
     @classmethod
@@ -294,15 +335,18 @@ class Algorithm(ABC):
         self._told = 0
         self._next_id = 0
         self._pending = {}
-        self._by_arms = {}
+        self._by_arms = None
+        self._blocks = {}
         self._outstanding = 0
         self._checks = 0
         self._last: StoppingCheck | None = None
         self._stop_reason = RUNNING
         self._prior = None
-        self._build(rng, noise_scale)
+        with limited_blas():
+            self._build(rng, noise_scale)
+            if prior is not None:
+                self._absorb_prior(prior)  # may refuse: the algorithm then stays not set up
         if prior is not None:
-            self._absorb_prior(prior)  # may refuse: the algorithm then stays not set up
             self._prior = prior
         self._set_up = True
         return self
@@ -350,6 +394,11 @@ class Algorithm(ABC):
         self._record(token, arms, count, reward)
 
     @property
+    def hands_out_blocks(self) -> bool:
+        """Whether :meth:`ask_blocks` can hand out every pull up to the next check at once."""
+        return type(self)._next_blocks is not Algorithm._next_blocks
+
+    @property
     def needs_square_sums(self) -> bool:
         """Whether ``tell`` must be given a block's sum of squared rewards (``sum_of_squares=``).
 
@@ -361,6 +410,26 @@ class Algorithm(ABC):
     @abstractmethod
     def _release(self, token: Any, count: int) -> None:
         """Forget a pull handed out with ``token`` that will never be told."""
+
+    def _next_blocks(self, max_count: int) -> tuple[list[SuperArm], np.ndarray, Any] | None:
+        """Every pull up to the next stopping check as blocks: ``(arms, counts, token)``, or ``None``.
+
+        Optional: an algorithm that knows its pulls in advance (a static design) hands them
+        out at once; ``None`` (the default) means one pull at a time (:meth:`ask`). The token
+        goes back to :meth:`_observe_blocks` or, block by block, to :meth:`_release_blocks`.
+        """
+        return None
+
+    def _check_blocks(self, blocks: PullBlocks, rewards: np.ndarray, sums_of_squares) -> None:  # noqa: B027
+        """Refuse observations of blocks the algorithm cannot use (raise; nothing has changed yet)."""
+
+    def _observe_blocks(self, token: Any, counts: np.ndarray, rewards: np.ndarray, sums_of_squares) -> None:
+        """Record the validated observations of blocks handed out with ``token`` (with :meth:`_next_blocks`)."""
+        raise NotImplementedError(f"{type(self).__name__} hands out no blocks")
+
+    def _release_blocks(self, token: Any, counts: np.ndarray) -> None:
+        """Forget blocks handed out with ``token`` that will never be told."""
+        raise NotImplementedError(f"{type(self).__name__} hands out no blocks")
 
     @abstractmethod
     def _due_for_check(self) -> bool:
@@ -445,7 +514,8 @@ class Algorithm(ABC):
                                f"outside 1..{limit}")
         self._next_id += 1
         self._pending[pull.id] = (pull, token)
-        self._by_arms.setdefault(pull.arms, []).append(pull.id)
+        if self._by_arms is not None:
+            self._by_arms.setdefault(pull.arms, []).append(pull.id)
         self._outstanding += self.cost(pull)
         return pull
 
@@ -487,34 +557,129 @@ class Algorithm(ABC):
         self._check_observation(handle, value, squares)
         del self._pending[pull_id]
         self._outstanding -= self.cost(handle)
-        ids = self._by_arms[handle.arms]
-        ids.remove(pull_id)
-        if not ids:
-            del self._by_arms[handle.arms]
+        self._forget_arms(handle)
         self._observe(token, handle.arms, handle.count, value, squares)
         self._told += self.cost(handle)
         self._check_if_due()
 
+    def ask_blocks(self, max_count: int = 1 << 30) -> PullBlocks | None:
+        """Every pull up to the next stopping check, as blocks of identical pulls, or ``None``.
+
+        An algorithm whose pulls are fixed in advance (a static design) hands out at once
+        what :meth:`ask` would hand out block by block until its next check, at most
+        ``max_count`` pulls per block; tell them with :meth:`tell_blocks`. ``None``: the
+        algorithm hands out one pull at a time (use :meth:`ask`). A simulation then costs
+        one call per check (:func:`fullbandit.run` does it), not one per block.
+
+        Examples
+        --------
+        >>> import fullbandit as fb
+        >>> algorithm = fb.ICB(fb.TopK(5, 2), noise_scale=1.0, seed=0, support="cyclic", check_growth=1.0)
+        >>> environment = fb.GaussianSum([0.9, 0.8, 0.3, 0.2, 0.1], seed=1)
+        >>> blocks = algorithm.ask_blocks()
+        >>> algorithm.tell_blocks(blocks, environment.pull_blocks(blocks.arms, blocks.counts))
+        >>> algorithm.n_pulls, algorithm.n_checks, algorithm.ask_blocks().counts.tolist()   # next check at 10
+        (5, 1, [1, 1, 1, 1, 1])
+        """
+        if not self.is_set_up:
+            self.setup()
+        if type(max_count) is not int and (isinstance(max_count, bool) or not isinstance(max_count, numbers.Integral)) \
+                or max_count < 1:
+            raise InvalidParameterError(f"max_count={max_count!r} must be an integer >= 1")
+        if self._stop_reason is not RUNNING:
+            raise ProtocolError(f"{self.label()} has stopped ({self.stop_reason}): call result()")
+        remaining = self.budget - self._told - self._outstanding
+        if remaining <= 0:
+            raise ProtocolError(
+                f"all budget={self.budget} pulls are handed out: tell (or abandon) the outstanding pulls first")
+        planned = self._next_blocks(int(max_count))
+        if planned is None:
+            return None
+        arms, counts, token = planned
+        counts = np.array(counts, dtype=np.int64)
+        counts.flags.writeable = False
+        if counts.ndim != 1 or counts.size != len(arms) or not counts.size or counts.min() < 1 \
+                or counts.max() > max_count or counts.sum() > remaining:  # an algorithm's bug, not the caller's
+            raise RuntimeError(f"{type(self).__name__}._next_blocks returned blocks outside 1..{max_count} pulls "
+                               f"each or more than the {remaining} pulls left")
+        blocks = PullBlocks(self._next_id, tuple(arms), counts)
+        self._next_id += 1
+        self._blocks[blocks.id] = (blocks, token)
+        self._outstanding += blocks.pulls
+        return blocks
+
+    def tell_blocks(self, blocks: PullBlocks, rewards, *, sums_of_squares=None) -> None:
+        """Record the summed reward of each block of ``blocks`` (from :meth:`ask_blocks`).
+
+        ``rewards[i]`` is the sum of the ``counts[i]`` rewards of block ``i``;
+        ``sums_of_squares[i]`` the sum of their squares (required by an algorithm with
+        :attr:`needs_square_sums`). A refused call changes nothing.
+        """
+        if not self.is_set_up:
+            self.setup()
+        if self._stop_reason is not RUNNING:
+            raise ProtocolError(f"{self.label()} has stopped ({self.stop_reason}); it takes no more rewards")
+        known = self._blocks.get(blocks.id) if isinstance(blocks, PullBlocks) else None
+        if known is None or known[0] is not blocks:
+            raise ProtocolError(f"blocks={blocks!r} are not outstanding: tell only what ask_blocks() handed out")
+        size = len(blocks.arms)
+        values = _finite_reals("rewards", rewards)
+        if values.shape != (size,):
+            raise InvalidParameterError(f"rewards must hold one number per block ({size}), got shape {values.shape}")
+        squares = None
+        if sums_of_squares is not None:
+            squares = _finite_reals("sums_of_squares", sums_of_squares)
+            if squares.shape != (size,):
+                raise InvalidParameterError(f"sums_of_squares must hold one number per block ({size}), "
+                                            f"got shape {squares.shape}")
+            least = values * values / blocks.counts
+            bad = np.flatnonzero((squares < 0.0) | (squares < least * (1.0 - SQUARES_TOLERANCE)))
+            if bad.size:
+                _check_cauchy_schwarz(f"sums_of_squares[{bad[0]}]", float(squares[bad[0]]), float(values[bad[0]]),
+                                      int(blocks.counts[bad[0]]))
+        self._check_blocks(blocks, values, squares)
+        del self._blocks[blocks.id]
+        self._outstanding -= blocks.pulls
+        self._observe_blocks(known[1], blocks.counts, values, squares)
+        self._told += blocks.pulls
+        self._check_if_due()
+
     def abandon(self, pull) -> None:
-        """Give up an outstanding pull that will never be told (it returns to the design)."""
+        """Give up an outstanding pull (or :class:`PullBlocks`) that will never be told (it returns to the design)."""
         self.setup()
+        if isinstance(pull, PullBlocks):
+            known = self._blocks.get(pull.id)
+            if known is None or known[0] is not pull:
+                raise ProtocolError(f"blocks={pull!r} are not outstanding")
+            del self._blocks[pull.id]
+            self._outstanding -= pull.pulls
+            self._release_blocks(known[1], pull.counts)
+            return
         pull_id = self._resolve(pull)
         handle, token = self._pending.pop(pull_id)
         self._outstanding -= self.cost(handle)
-        ids = self._by_arms[handle.arms]
-        ids.remove(pull_id)
-        if not ids:
-            del self._by_arms[handle.arms]
+        self._forget_arms(handle)
         self._release(token, handle.count)
+
+    def _forget_arms(self, handle: Pull) -> None:
+        if self._by_arms is not None:
+            ids = self._by_arms[handle.arms]
+            ids.remove(handle.id)
+            if not ids:
+                del self._by_arms[handle.arms]
 
     def _resolve(self, pull) -> int:
         if isinstance(pull, Pull):
             known = self._pending.get(pull.id)
-            if known is None or known[0] != pull:
+            if known is None or (known[0] is not pull and known[0] != pull):
                 state = "already told or abandoned" if 0 <= pull.id < self._next_id else "never asked"
                 raise ProtocolError(f"pull id={pull.id} arms={pull.arms} is {state}")
             return pull.id
         arms = _as_arms(pull)
+        if self._by_arms is None:  # the pull path hashes no super-arm until someone tells by arms
+            self._by_arms = {}
+            for outstanding, _ in self._pending.values():
+                self._by_arms.setdefault(outstanding.arms, []).append(outstanding.id)
         ids = self._by_arms.get(arms)
         if not ids:
             raise ProtocolError(f"super_arm={arms} has no outstanding pull: tell only what ask() handed out")
@@ -547,10 +712,11 @@ class Algorithm(ABC):
         at_budget = self._told >= self.budget
         if not (at_budget or self._due_for_check()):
             return
-        check = self._evaluate()
-        self._last = check
-        self._checks += 1
-        self._after_check(check)
+        with limited_blas():
+            check = self._evaluate()
+            self._last = check
+            self._checks += 1
+            self._after_check(check)
         if check.stop and self._stops_on_rule():
             self._stop_reason = STOPPING_RULE
         elif at_budget or self._spent_its_schedule():
@@ -582,7 +748,11 @@ class Algorithm(ABC):
     def stopping_check(self) -> StoppingCheck:
         """Evaluate the stopping rule now, on the data told so far, without changing any state."""
         self.setup()
-        return self._evaluate()
+        return self._evaluate_limited()
+
+    def _evaluate_limited(self) -> StoppingCheck:
+        with limited_blas():
+            return self._evaluate()
 
     def recommend(self) -> SuperArm | None:
         """The answer: the last check's when it is current or the run is over, else a fresh evaluation.
@@ -592,7 +762,7 @@ class Algorithm(ABC):
         self.setup()
         if self._last is not None and (self.done or self._last.pulls == self._told):
             return self._last.answer
-        return self._evaluate().answer
+        return self._evaluate_limited().answer
 
     def constants(self) -> dict:
         """Constants of the configuration and of the last check (scalars, JSON-friendly)."""
@@ -602,7 +772,7 @@ class Algorithm(ABC):
         """A :class:`fullbandit.Result` for the run so far (no truth, no wall time)."""
         self.setup()
         check = self._last if self._last is not None and (self.done or self._last.pulls == self._told) \
-            else self._evaluate()
+            else self._evaluate_limited()
         constants = {**self.constants(), **check.details}
         if self.prior is not None:
             constants["prior_observations"] = self.prior.n_observations
@@ -612,8 +782,14 @@ class Algorithm(ABC):
 
     # --- saved state --------------------------------------------------------------------
     def get_state(self) -> dict:
-        """Everything needed to resume this run exactly (JSON-serialisable)."""
+        """Everything needed to resume this run exactly (JSON-serialisable).
+
+        Refused while blocks from :meth:`ask_blocks` are outstanding (tell or abandon them first).
+        """
         self.setup()
+        if self._blocks:
+            raise ProtocolError(f"{len(self._blocks)} set(s) of blocks from ask_blocks() are outstanding: tell or "
+                                "abandon them before saving")
         return {
             "format": STATE_FORMAT, "version": STATE_VERSION, "class": type(self).__name__,
             "parameters": _json_params(self.get_params()),
@@ -662,7 +838,8 @@ class Algorithm(ABC):
             raise StateError(f"{reader.source}: field 'stop_reason' is {stop!r}")
         self._stop_reason = StopReason(stop)
         self._pending = {}
-        self._by_arms = {}
+        self._by_arms = None
+        self._blocks = {}
         self._outstanding = 0
         self._last = None
         self._restore(reader.child("state"))
@@ -682,7 +859,6 @@ class Algorithm(ABC):
             pull = Pull(state_int(reader, "pending id", entry[0], 0, self._next_id - 1), _as_arms(entry[1]),
                         state_int(reader, "pending count", entry[2], 1, self.budget))
             self._pending[pull.id] = (pull, entry[3])
-            self._by_arms.setdefault(pull.arms, []).append(pull.id)
             self._outstanding += self.cost(pull)
         last = reader.get("last_check", dict, optional=True)
         if last is not None:

@@ -28,6 +28,13 @@ def run(algorithm: Algorithm, environment, *, progress: bool | None = None, bloc
         pull = algorithm.ask(max_count=...)
         algorithm.tell(pull, environment.pull(pull.arms, count=pull.count))
 
+    With ``blocks=True`` and an algorithm whose pulls are fixed in advance (a static design),
+    every pull up to the next stopping check is asked for, drawn and told at once
+    (:func:`simulate_round`)::
+
+        blocks = algorithm.ask_blocks()
+        algorithm.tell_blocks(blocks, environment.pull_blocks(blocks.arms, blocks.counts))
+
     For an algorithm that estimates the rewards' variances (``needs_square_sums``, e.g.
     ``confidence="bernstein"``) a block is drawn with its sum of squares and told with it::
 
@@ -107,7 +114,6 @@ def run(algorithm: Algorithm, environment, *, progress: bool | None = None, bloc
         else f"declared by {type(environment).__name__}"
     algorithm.setup(noise_scale=environment.noise_scale(problem.k), reward_range=environment.reward_range(problem.k),
                     prior=prior)
-    squares = algorithm.needs_square_sums
     max_count = BLOCK_LIMIT if blocks else 1
     start = time.perf_counter()
     # No total: the pulls a run needs are unknown in advance (the budget is only a cap).
@@ -117,12 +123,7 @@ def run(algorithm: Algorithm, environment, *, progress: bool | None = None, bloc
         shown_pulls, shown_at, checks = algorithm.n_pulls, start, algorithm.n_checks
         deadline = None if time_limit is None else start + time_limit
         while not algorithm.done and (deadline is None or time.perf_counter() < deadline):
-            pull = algorithm.ask(max_count)
-            if squares:
-                total, square_sum = environment.pull_moments(pull.arms, count=pull.count)
-                algorithm.tell(pull, total, sum_of_squares=square_sum)
-            else:
-                algorithm.tell(pull, environment.pull(pull.arms, count=pull.count))
+            simulate_round(algorithm, environment, max_count)
             if algorithm.n_checks != checks:
                 checks = algorithm.n_checks
                 last = algorithm.last_check
@@ -150,3 +151,42 @@ def run(algorithm: Algorithm, environment, *, progress: bool | None = None, bloc
                   constants={**partial.constants, "noise_scale_source": noise_source},
                   parameters=partial.parameters, wall_time=wall_time, checks=partial.checks, best=best, gap=gap,
                   epsilon_optimal=epsilon_optimal, labels=labels)
+
+
+def simulate_round(algorithm: Algorithm, environment, max_count: int) -> None:
+    """One round of a simulation: every pull up to the next check at once, or one pull (or block).
+
+    When ``max_count > 1``, the feedback is full and the algorithm hands out blocks
+    (:meth:`fullbandit.base.Algorithm.ask_blocks`), its blocks up to the next stopping check
+    are drawn in one call (:meth:`fullbandit.environments.Environment.pull_blocks`) and told
+    at once; otherwise one :meth:`~fullbandit.base.Algorithm.ask` / pull / tell. With
+    :attr:`~fullbandit.base.Algorithm.needs_square_sums` the sums of squares are drawn and told too.
+
+    Examples
+    --------
+    >>> import fullbandit as fb
+    >>> algorithm = fb.ICB(fb.TopK(5, 2), noise_scale=1.0, seed=0, support="cyclic")
+    >>> environment = fb.GaussianSum([0.9, 0.8, 0.3, 0.2, 0.1], seed=1)
+    >>> simulate_round(algorithm, environment, max_count=1 << 30)    # the first pass, then the first check
+    >>> algorithm.n_pulls, algorithm.n_checks
+    (5, 1)
+    >>> simulate_round(algorithm, environment, max_count=1)          # one pull
+    >>> algorithm.n_pulls
+    6
+    """
+    squares = algorithm.needs_square_sums
+    if max_count > 1 and environment.feedback == "full" and algorithm.hands_out_blocks:
+        blocks = algorithm.ask_blocks(max_count)
+        if blocks is not None:
+            if squares:
+                totals, square_sums = environment.pull_blocks(blocks.arms, blocks.counts, moments=True)
+                algorithm.tell_blocks(blocks, totals, sums_of_squares=square_sums)
+            else:
+                algorithm.tell_blocks(blocks, environment.pull_blocks(blocks.arms, blocks.counts))
+            return
+    pull = algorithm.ask(max_count)
+    if squares:
+        total, square_sum = environment.pull_moments(pull.arms, count=pull.count)
+        algorithm.tell(pull, total, sum_of_squares=square_sum)
+    else:
+        algorithm.tell(pull, environment.pull(pull.arms, count=pull.count))

@@ -117,7 +117,10 @@ class Environment(ABC):
                 raise InvalidParameterError(f"labels must have length n={self.n}, got {len(labels)}")
         self.labels = labels
         self._validated: dict[tuple, np.ndarray] = {}
-        self._mean_sums: dict[bytes, float] = {}
+        # The same tuple object comes back pull after pull (an algorithm's support member): looked up by
+        # identity, a pull hashes no super-arm. Entries keep their key object alive, so ids are not reused.
+        self._by_identity: dict[int, tuple[tuple, np.ndarray]] = {}
+        self._mean_sums: dict[int, tuple[np.ndarray, float]] = {}
 
     @property
     def n(self) -> int:
@@ -195,31 +198,43 @@ class Environment(ABC):
 
     def _validated_arms(self, super_arm) -> np.ndarray:
         # Algorithms pull the same few super-arms again and again: validate each once.
+        if type(super_arm) is tuple:
+            known = self._by_identity.get(id(super_arm))
+            if known is not None and known[0] is super_arm:
+                return known[1]
         if isinstance(super_arm, str | bytes) or not hasattr(super_arm, "__iter__"):
             raise TypeError(f"super_arm={super_arm!r} must be a sequence of integer arm indices, e.g. (0, 3)")
         key = super_arm if type(super_arm) is tuple else tuple(super_arm)
         arms = self._validated.get(key)
         if arms is None:
             try:
-                arms = np.fromiter((operator.index(i) for i in key), dtype=np.intp, count=len(key))
+                values = [operator.index(i) for i in key]
             except TypeError:
                 raise TypeError(f"super_arm={key!r} must hold integer arm indices") from None
-            if arms.size == 0 or arms.min() < 0 or arms.max() >= self.n or np.unique(arms).size != arms.size:
+            if not values or min(values) < 0 or max(values) >= self.n or len(set(values)) != len(values):
                 raise InvalidParameterError(
                     f"super_arm={key!r} must hold distinct arm indices in 0..{self.n - 1}")
+            arms = np.array(values, dtype=np.intp)
+            arms.flags.writeable = False
             if len(self._validated) >= _CACHE_LIMIT:
                 self._validated.clear()
             self._validated[key] = arms
+        if type(super_arm) is tuple:
+            if len(self._by_identity) >= _CACHE_LIMIT:
+                self._by_identity.clear()
+            self._by_identity[id(super_arm)] = (super_arm, arms)
         return arms
 
     def _mean_sum(self, arms: np.ndarray) -> float:
-        """``theta(arms)``, cached with the validated super-arm (the means never change)."""
-        key = arms.tobytes()
-        total = self._mean_sums.get(key)
-        if total is None:
+        """``theta(arms)``, cached with the validated (read-only) super-arm: the means never change."""
+        known = self._mean_sums.get(id(arms))
+        if known is not None and known[0] is arms:
+            return known[1]
+        total = float(self._means[arms].sum())
+        if not arms.flags.writeable:  # one of ours: its entries cannot change under the cache
             if len(self._mean_sums) >= _CACHE_LIMIT:
                 self._mean_sums.clear()
-            total = self._mean_sums[key] = float(self._means[arms].sum())
+            self._mean_sums[id(arms)] = (arms, total)
         return total
 
     def pull(self, super_arm, count: int = 1):
@@ -263,6 +278,59 @@ class Environment(ABC):
         if self.feedback == "full":
             return self.sum_moments(arms, count)
         return self.member_moments(arms, count)
+
+
+    def pull_blocks(self, super_arms, counts, *, moments: bool = False):
+        """Pull ``super_arms[i]`` ``counts[i]`` times for every ``i``: each block's summed reward (full feedback).
+
+        What a simulation answers to :meth:`fullbandit.base.Algorithm.ask_blocks`: one call
+        for every pull up to the next stopping check. Block ``i`` has the law of
+        ``pull(super_arms[i], count=counts[i])``, and the blocks are independent; the reward
+        models draw them vectorised (:meth:`block_sums`), so the call costs far less than a
+        pull per block.
+
+        Parameters
+        ----------
+        super_arms : sequence of sequences of int
+        counts : array_like of int
+            Pulls of each block, each at least 1.
+        moments : bool
+            Also return each block's sum of squared rewards (as :meth:`pull_moments`).
+
+        Returns
+        -------
+        numpy.ndarray or tuple of numpy.ndarray
+            The sums, or ``(sums, sums of squares)``.
+
+        Examples
+        --------
+        >>> from fullbandit import BernoulliTeam
+        >>> team = BernoulliTeam([1.0, 0.0, 0.5], seed=0)
+        >>> team.pull_blocks([(0, 1), (0,)], [3, 5]).tolist()   # members 0 and 1 always 1 and 0
+        [3.0, 5.0]
+        """
+        if self.feedback != "full":
+            raise InvalidParameterError("pull_blocks draws full-bandit feedback (each block's sum); this environment "
+                                        f"has feedback={self.feedback!r}: use pull()")
+        arms = [self._validated_arms(super_arm) for super_arm in super_arms]
+        counts = _validated_counts(counts, len(arms))
+        return self.block_moments(arms, counts) if moments else self.block_sums(arms, counts)
+
+    def block_sums(self, arms: list[np.ndarray], counts: np.ndarray) -> np.ndarray:
+        """The summed reward of ``counts[i]`` pulls of ``arms[i]`` for each ``i`` (validated input).
+
+        The default draws block after block with :meth:`sum_reward`; a reward model overrides it
+        with one vectorised draw of the same law.
+        """
+        return np.array([self.sum_reward(members, count) for members, count in zip(arms, counts.tolist(), strict=True)])
+
+    def block_moments(self, arms: list[np.ndarray], counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(sums, sums of squares)`` of the blocks (validated input); the default draws block after block."""
+        pairs = [self.sum_moments(members, count) for members, count in zip(arms, counts.tolist(), strict=True)]
+        return np.array([pair[0] for pair in pairs]), np.array([pair[1] for pair in pairs])
+
+    def _block_mean_sums(self, arms: list[np.ndarray]) -> np.ndarray:
+        return np.array([self._mean_sum(members) for members in arms])
 
 
 class GaussianSum(Environment):
@@ -313,6 +381,13 @@ class GaussianSum(Environment):
         spread = self.sigma ** 2 / arms.size * self._rng.chisquare(count - 1, size=arms.size) if count > 1 \
             else np.zeros(arms.size)
         return totals, totals * totals / count + spread
+
+    def block_sums(self, arms, counts):
+        return counts * self._block_mean_sums(arms) + self.sigma * np.sqrt(counts) * self._normals.take(counts.size)
+
+    def block_moments(self, arms, counts):
+        totals = self.block_sums(arms, counts)
+        return totals, totals * totals / counts + self.sigma ** 2 * _chi_square_spreads(self._rng, counts)
 
 
 class GaussianArms(Environment):
@@ -365,6 +440,16 @@ class GaussianArms(Environment):
             else np.zeros(arms.size)
         return totals, totals * totals / count + spread
 
+    def block_sums(self, arms, counts):
+        sizes = np.array([members.size for members in arms])
+        noise = self.sigma * np.sqrt(counts * sizes) * self._normals.take(counts.size)
+        return counts * self._block_mean_sums(arms) + noise
+
+    def block_moments(self, arms, counts):
+        totals = self.block_sums(arms, counts)
+        sizes = np.array([members.size for members in arms])
+        return totals, totals * totals / counts + sizes * self.sigma ** 2 * _chi_square_spreads(self._rng, counts)
+
 
 class BernoulliTeam(Environment):
     """Independent Bernoulli members: arm ``i`` returns 1 with probability ``means[i]``.
@@ -414,6 +499,12 @@ class BernoulliTeam(Environment):
     def member_moments(self, arms, count):
         totals = self.member_rewards(arms, count)
         return totals, totals.copy()  # 0/1 rewards are their own squares
+
+    def block_sums(self, arms, counts):
+        # Each member's hits in a block are Binomial(count, p_i), independent: one draw for all blocks.
+        if type(self).member_rewards is not BernoulliTeam.member_rewards or len({a.size for a in arms}) != 1:
+            return super().block_sums(arms, counts)  # another law (a subclass), or teams of several sizes
+        return self._rng.binomial(counts[:, None], self._means[np.stack(arms)]).sum(axis=1).astype(float)
 
 
 class Replay(Environment):
@@ -482,6 +573,22 @@ class Replay(Environment):
     def member_moments(self, arms, count):
         totals = self.member_rewards(arms, count)
         return totals, totals.copy()  # 0/1 rewards are their own squares
+
+    def block_sums(self, arms, counts):
+        return self.block_moments(arms, counts)[0]
+
+    def block_moments(self, arms, counts):
+        # How often each question is drawn in each block (one multinomial per block, drawn together),
+        # then each block's team scores on them; in chunks of blocks to bound the memory.
+        totals, squares = np.empty(counts.size), np.empty(counts.size)
+        chunk = max(1, (1 << 20) // max(self.n_questions, 1))
+        uniform = np.full(self.n_questions, 1.0 / self.n_questions)
+        for start in range(0, counts.size, chunk):
+            drawn = self._rng.multinomial(counts[start:start + chunk], uniform)
+            scores = np.stack([self._correct[:, members].sum(axis=1) for members in arms[start:start + chunk]])
+            totals[start:start + chunk] = np.einsum("bq,bq->b", drawn, scores)
+            squares[start:start + chunk] = np.einsum("bq,bq->b", drawn, scores * scores)
+        return totals, squares
 
 
 class Categorical(Environment):
@@ -609,6 +716,18 @@ class Categorical(Environment):
         # every member of every pull at once (count x k uniforms), then add up per pull.
         sums = self._support[self._one_pull(arms, self._rng.random((count, arms.size)))].sum(axis=1)
         return float(sums.sum()), float(sums @ sums)
+
+
+def _validated_counts(counts, size: int) -> np.ndarray:
+    values = np.asarray(counts)
+    if values.shape != (size,) or values.dtype.kind not in "iu" or (size and values.min() < 1):
+        raise InvalidParameterError(f"counts must hold {size} integers >= 1, one per block, got {counts!r}")
+    return values.astype(np.int64)
+
+
+def _chi_square_spreads(rng: np.random.Generator, counts: np.ndarray) -> np.ndarray:
+    """``chi^2(count - 1)`` for each block (0 for a single pull): a Gaussian block's spread around its mean."""
+    return np.where(counts > 1, rng.chisquare(np.maximum(counts - 1, 1)), 0.0)
 
 
 def _validated_count(count) -> int:

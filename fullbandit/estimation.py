@@ -15,17 +15,19 @@ also keeps each member's sum of squared rewards ``Q_j``, from which
 
 from __future__ import annotations
 
+import itertools
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from fullbandit._validation import InvalidParameterError, check_choice, check_int, check_probability, check_real
+from fullbandit.incidence import Incidence
+from fullbandit.spectrum import InverseSpectrum, SingularMatrixError, cholesky_inverse
 
 CONFIDENCE_CONSTANTS = ("tight", "paper", "stitched", "bernstein")
 #: The options of ``confidence`` that need a bounded reward range and the sums of squared rewards.
 RANGE_CONFIDENCES = ("bernstein",)
-SINGULAR_TOLERANCE = 1e-10  # relative pivot size below which a Gram matrix counts as singular
 
 
 class SingularDesignError(InvalidParameterError):
@@ -324,6 +326,10 @@ class LeastSquaresEstimate:
         ``A^-1`` (exactly symmetric).
     pulls : int
         Number of pulls the estimate is built on.
+    spectrum : fullbandit.spectrum.InverseSpectrum, optional
+        The eigenvalues of ``A^-1`` (and ``lambda_max(P A^-1 P)``), computed at most once and
+        shared by every bound of the check (default: computed from ``gram_inverse`` when
+        first asked for).
 
     Examples
     --------
@@ -333,12 +339,19 @@ class LeastSquaresEstimate:
     >>> estimate = LeastSquaresEstimate(np.zeros(2), gram, np.linalg.inv(gram), pulls=3)
     >>> round(estimate.width([1.0, 1.0]), 12)  # (1, 1) A^-1 (1, 1)^T = 2/3
     0.816496580928
+    >>> estimate.spectrum.eigenvalues().round(12).tolist()
+    [0.333333333333, 1.0]
     """
 
     theta: np.ndarray
     gram: np.ndarray
     gram_inverse: np.ndarray
     pulls: int
+    spectrum: InverseSpectrum = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
+
+    def __post_init__(self):
+        if self.spectrum is None:
+            object.__setattr__(self, "spectrum", InverseSpectrum(self.gram_inverse))
 
     def width(self, x) -> float:
         """``||x||_{A^-1}``: the standard error of ``x . theta_hat`` in units of the noise scale.
@@ -368,6 +381,16 @@ class LeastSquaresEstimate:
 class StaticDesign:
     """Counts and reward sums per member of a fixed support of super-arms.
 
+    The support is stored as a compact incidence (:class:`fullbandit.incidence.Incidence`:
+    the arm indices of each member, never an ``m x n`` matrix), and a stopping check costs
+    ``O(n^2)`` between factorisations: the Gram matrix ``X^T X`` of the support and its inverse
+    (with its spectrum) are computed once, and when every member has been pulled equally
+    often, ``q`` times (a uniform design checked at whole passes), ``A_t = q X^T X`` and
+    ``A_t^-1 = (X^T X)^-1 / q`` exactly. Otherwise ``A_t`` is formed from the counts: as
+    ``v X^T X`` plus the members whose count differs from the most common one, ``v`` (the
+    members of an unfinished pass), and factorised afresh (``O(n^3)``), as it is whenever
+    prior observations are added.
+
     Parameters
     ----------
     n : int
@@ -380,8 +403,8 @@ class StaticDesign:
 
     Attributes
     ----------
-    matrix : numpy.ndarray of shape (m, n)
-        The members' 0/1 indicators, one row each.
+    incidence : fullbandit.incidence.Incidence
+        The members' arm indices.
     counts : numpy.ndarray of int
         Pulls per member.
     reward_sums : numpy.ndarray
@@ -409,19 +432,24 @@ class StaticDesign:
 
     def __init__(self, n: int, support, *, square_sums: bool = False):
         self.n = n
-        self.support = tuple(tuple(int(i) for i in arm) for arm in support)
-        if any(not 0 <= i < n for arm in self.support for i in arm):
-            raise InvalidParameterError(f"support members must hold arm indices in 0..{n - 1}")
-        self.matrix = np.zeros((len(self.support), n))
-        for row, arm in enumerate(self.support):
-            self.matrix[row, list(arm)] = 1.0
-        self.counts = np.zeros(len(self.support), dtype=np.int64)
-        self.reward_sums = np.zeros(len(self.support))
-        self.square_sums: np.ndarray | None = np.zeros(len(self.support)) if square_sums else None
+        self.support = _as_super_arms(support)
+        self.incidence = Incidence(n, self.support)
+        m = len(self.support)
+        self.counts = np.zeros(m, dtype=np.int64)
+        self.reward_sums = np.zeros(m)
+        self.square_sums: np.ndarray | None = np.zeros(m) if square_sums else None
         self.pulls = 0
         self.prior_gram = np.zeros((n, n))
         self.prior_vector = np.zeros(n)
         self.prior_pulls = 0
+        self._support_gram: np.ndarray | None = None
+        self._support_inverse: InverseSpectrum | None = None  # (X^T X)^-1 with its spectrum
+        self._support_leverages: np.ndarray | None = None  # x_j^T (X^T X)^-1 x_j
+
+    @property
+    def matrix(self) -> np.ndarray:
+        """The members' 0/1 indicators as a dense ``m x n`` matrix (made on each call: for inspection)."""
+        return self.incidence.dense()
 
     def add_prior(self, rows, counts, reward_sums) -> None:
         """Add earlier observations of any arm sets to ``A`` and ``b`` (not to :attr:`pulls`).
@@ -446,12 +474,10 @@ class StaticDesign:
         >>> design.estimate().theta.tolist(), design.pulls, design.prior_pulls
         ([1.0, 0.0], 0, 2)
         """
-        matrix = np.zeros((len(rows), self.n))
-        for row, arm in enumerate(rows):
-            matrix[row, list(arm)] = 1.0
+        observed = Incidence(self.n, rows)
         counts = np.asarray(counts, dtype=float)
-        self.prior_gram += matrix.T @ (counts[:, None] * matrix)
-        self.prior_vector += matrix.T @ np.asarray(reward_sums, dtype=float)
+        self.prior_gram += observed.gram(counts)
+        self.prior_vector += observed.transpose_times(np.asarray(reward_sums, dtype=float))
         self.prior_pulls += int(counts.sum())
 
     def record(self, member: int, reward: float, count: int = 1, square_sum: float | None = None) -> None:
@@ -487,6 +513,39 @@ class StaticDesign:
         self.counts[member] += count
         self.reward_sums[member] += reward
         self.pulls += count
+
+    def record_blocks(self, members, counts, rewards, square_sums=None) -> None:
+        """Record blocks at once: ``counts[i]`` pulls of member ``members[i]`` summing to ``rewards[i]``.
+
+        Parameters
+        ----------
+        members, counts : array_like of int
+        rewards : array_like of float
+        square_sums : array_like of float, optional
+            Each block's sum of squared rewards (required when the design keeps square sums,
+            unless every block is a single pull).
+
+        Examples
+        --------
+        >>> from fullbandit.estimation import StaticDesign
+        >>> design = StaticDesign(2, [(0,), (1,)])
+        >>> design.record_blocks([1, 0], [2, 3], [3.0, 1.5])
+        >>> design.counts.tolist(), design.reward_sums.tolist(), design.pulls
+        ([3, 2], [1.5, 3.0], 5)
+        """
+        members = np.asarray(members, dtype=np.intp)
+        counts = np.asarray(counts, dtype=np.int64)
+        rewards = np.asarray(rewards, dtype=float)
+        if self.square_sums is not None:
+            if square_sums is None:
+                if np.any(counts != 1):
+                    raise InvalidParameterError("square_sums are needed for blocks of more than one pull: this design "
+                                                "keeps square sums")
+                square_sums = rewards * rewards
+            np.add.at(self.square_sums, members, np.asarray(square_sums, dtype=float))
+        np.add.at(self.counts, members, counts)
+        np.add.at(self.reward_sums, members, rewards)
+        self.pulls += int(counts.sum())
 
     def sample_variances(self) -> np.ndarray:
         """The unbiased sample variance of each member's rewards (``nan`` below two pulls).
@@ -566,13 +625,21 @@ class StaticDesign:
         std_bound = max((maurer_pontil_std_bound(int(count), float(variance), range_width, log_inverse_level)
                          for count, variance in zip(self.counts[pulled], variances[pulled], strict=True)),
                         default=range_width / 2.0)
-        rows = self.matrix[pulled]
-        leverages = np.einsum("ij,jk,ik->i", rows, estimate.gram_inverse, rows)
+        leverages = self._leverages(estimate, np.flatnonzero(pulled))
         leverage = float(math.sqrt(max(float(np.max(leverages)), 0.0))) if leverages.size else 0.0
         return BernsteinTerms(range_width=float(range_width), std_bound=float(std_bound), leverage=leverage)
 
+    def _leverages(self, estimate: LeastSquaresEstimate, rows: np.ndarray) -> np.ndarray:
+        """``x_j^T A^-1 x_j`` for the given members; scaled from the support's when ``A^-1 = (X^T X)^-1 / q``."""
+        base = self._support_inverse
+        if base is not None and estimate.spectrum.base is base.base:
+            if self._support_leverages is None:
+                self._support_leverages = self.incidence.quadratic_forms(base.base)
+            return estimate.spectrum.factor * self._support_leverages[rows]
+        return self.incidence.quadratic_forms(estimate.gram_inverse, rows)
+
     def rank(self) -> int:
-        """Rank of the super-arms pulled at least once.
+        """Rank of the super-arms pulled at least once (with the prior observations).
 
         Returns
         -------
@@ -587,13 +654,77 @@ class StaticDesign:
         >>> design.rank()
         1
         """
-        pulled = self.matrix[self.counts > 0]
+        pulled = self.incidence.dense(np.flatnonzero(self.counts > 0))  # error messages only: made on demand
         if self.prior_pulls:
             return int(np.linalg.matrix_rank(pulled.T @ pulled + self.prior_gram))
         return int(np.linalg.matrix_rank(pulled)) if pulled.size else 0
 
+    def support_gram(self) -> np.ndarray:
+        """``X^T X`` of the support (computed once; read-only).
+
+        Examples
+        --------
+        >>> from fullbandit.estimation import StaticDesign
+        >>> StaticDesign(2, [(0,), (0, 1)]).support_gram().tolist()
+        [[2.0, 1.0], [1.0, 1.0]]
+        """
+        if self._support_gram is None:
+            gram = self.incidence.gram()
+            gram.flags.writeable = False
+            self._support_gram = gram
+        return self._support_gram
+
+    def spans(self) -> bool:
+        """Whether the support identifies ``theta``: ``X^T X`` passes the factorisation of :meth:`estimate`.
+
+        Examples
+        --------
+        >>> from fullbandit.estimation import StaticDesign
+        >>> StaticDesign(3, [(0, 1), (1, 2), (0, 2)]).spans(), StaticDesign(3, [(0, 1), (1, 2)]).spans()
+        (True, False)
+        """
+        try:
+            self._inverse_of_support()
+        except SingularMatrixError:
+            return False
+        return True
+
+    def _inverse_of_support(self) -> InverseSpectrum:
+        if self._support_inverse is None:
+            inverse = cholesky_inverse(self.support_gram())
+            inverse.flags.writeable = False
+            self._support_inverse = InverseSpectrum(inverse)
+        return self._support_inverse
+
+    def gram(self) -> np.ndarray:
+        """``A_t = sum_j T_j x_j x_j^T`` plus the prior observations' Gram matrix (exact for integer counts).
+
+        Examples
+        --------
+        >>> from fullbandit.estimation import StaticDesign
+        >>> design = StaticDesign(2, [(0,), (0, 1)])
+        >>> design.record(0, 1.0, count=3)
+        >>> design.gram().tolist()
+        [[3.0, 0.0], [0.0, 0.0]]
+        """
+        counts = self.counts
+        if not counts.size or not counts.any():
+            return self.prior_gram.copy()
+        if counts.min() == counts.max():  # whole passes: q X^T X
+            gram = float(counts[0]) * self.support_gram()
+        elif self._support_gram is not None:  # v X^T X, corrected where a member's count is not v
+            values, frequencies = np.unique(counts, return_counts=True)
+            common = values[np.argmax(frequencies)]
+            differ = np.flatnonzero(counts != common)
+            gram = float(common) * self._support_gram + self.incidence.gram(counts[differ] - common, differ)
+        else:
+            pulled = np.flatnonzero(counts)
+            gram = self.incidence.gram(counts[pulled], pulled)
+        gram += self.prior_gram
+        return gram
+
     def estimate(self) -> LeastSquaresEstimate:
-        """Least squares from the pulls so far and the prior observations (Cholesky solves).
+        """Least squares from the pulls so far and the prior observations (Cholesky factor and ``potri``).
 
         Returns
         -------
@@ -615,22 +746,29 @@ class StaticDesign:
         >>> estimate.theta.round(12).tolist(), estimate.gram.tolist(), estimate.pulls
         ([1.5, 1.0], [[2.0, 0.0], [0.0, 1.0]], 3)
         """
-        gram = self.matrix.T @ (self.counts[:, None] * self.matrix) + self.prior_gram
-        b = self.matrix.T @ self.reward_sums + self.prior_vector
-        # numpy only: mixing numpy's and scipy's BLAS thread pools in one loop made each
-        # call several times slower (measured with benchmarks/bench_core.py).
+        gram = self.gram()
+        b = self.incidence.transpose_times(self.reward_sums) + self.prior_vector
+        counts = self.counts
+        whole_passes = counts.size and counts[0] > 0 and counts.min() == counts.max() and not self.prior_gram.any()
         try:
-            lower = np.linalg.cholesky(gram)
-            # An exactly singular integer Gram matrix can factorise with a rounding-sized
-            # pivot; min pivot^2 >= lambda_min(A), so a tiny pivot means rank < n.
-            if np.min(np.diag(lower)) ** 2 <= SINGULAR_TOLERANCE * np.max(np.diag(gram)):
-                raise np.linalg.LinAlgError
-        except np.linalg.LinAlgError:
+            if whole_passes:  # A = q X^T X: A^-1 = (X^T X)^-1 / q, with the support's spectrum scaled
+                spectrum = self._inverse_of_support().scaled(1.0 / float(counts[0]))
+                inverse = spectrum.factor * spectrum.base
+            else:
+                inverse = cholesky_inverse(gram)
+                spectrum = InverseSpectrum(inverse)
+        except SingularMatrixError:
             raise SingularDesignError(
                 f"the pulled super-arms span rank {self.rank()} < n={self.n}: theta is not "
                 "identifiable; pull every support member once with a support that spans R^n") from None
-        lower_inverse = np.linalg.inv(lower)
-        inverse = lower_inverse.T @ lower_inverse  # symmetric to rounding: A^-1 = L^-T L^-1
-        inverse = (inverse + inverse.T) / 2.0  # exact symmetry keeps eigvalsh and the QP weights consistent
         theta = inverse @ b
-        return LeastSquaresEstimate(theta=theta, gram=gram, gram_inverse=inverse, pulls=self.pulls)
+        return LeastSquaresEstimate(theta=theta, gram=gram, gram_inverse=inverse, pulls=self.pulls,
+                                    spectrum=spectrum)
+
+
+def _as_super_arms(support) -> tuple[tuple[int, ...], ...]:
+    """The members as tuples of Python ints (kept as they are when they already are: no copy of each)."""
+    members = tuple(support)
+    if all(type(arm) is tuple for arm in members) and set(map(type, itertools.chain.from_iterable(members))) <= {int}:
+        return members
+    return tuple(tuple(int(i) for i in arm) for arm in members)

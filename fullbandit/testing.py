@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from fullbandit.base import Algorithm, ProtocolError
-from fullbandit.driver import run
+from fullbandit.driver import run, simulate_round
 from fullbandit.environments import BernoulliTeam, Environment, GaussianArms, GaussianSum
 from fullbandit.estimation import RANGE_CONFIDENCES
 from fullbandit.params import Options, invalid_value
@@ -74,8 +74,7 @@ def _environment(spec: AlgorithmSpec, means=THETA, seed: int = 11) -> Environmen
 def _drive(algorithm: Algorithm, environment, *, max_count: int, until: int | None = None) -> None:
     """The loop of :func:`fullbandit.run` (optionally stopping once ``until`` pulls are told)."""
     while not algorithm.done and (until is None or algorithm.n_pulls < until):
-        pull = algorithm.ask(max_count)
-        algorithm.tell(pull, environment.pull(pull.arms, count=pull.count))
+        simulate_round(algorithm, environment, max_count)
 
 
 def _comparable(result) -> dict:

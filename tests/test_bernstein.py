@@ -170,22 +170,22 @@ def test_the_algorithms_radius_is_the_hand_computation_at_a_check():
     algorithm = fb.ICB(fb.TopK(n, k), epsilon=0.0, delta=delta, confidence="bernstein", seed=3)
     environment = fb.Replay(PAC_TABLE, seed=4)
     algorithm.setup(noise_scale=environment.noise_scale(k), reward_range=environment.reward_range(k))
-    _drive_until_checks(algorithm, environment, 150)
+    _drive_until_checks(algorithm, environment, 120)
     check = algorithm.last_check
-    assert check is not None and check.pulls == algorithm.n_pulls and algorithm.n_checks == 150
+    assert check is not None and check.pulls == algorithm.n_pulls and algorithm.n_checks == 120
     state = algorithm.get_state()["state"]
-    assert check.details["C_t"] == pytest.approx(_hand_radius(state, n, delta, delta, n, check=150), rel=1e-10)
-    assert check.details["sigma_bar"] < 1.0  # below the cap B / 2 = 1 by the 150th check
+    assert check.details["C_t"] == pytest.approx(_hand_radius(state, n, delta, delta, n, check=120), rel=1e-10)
+    assert check.details["sigma_bar"] < 1.0  # below the cap B / 2 = 1 by the 120th check
     # SwapBound: each rule's directions get their share delta / 3 (halved), while the one variance
     # event keeps delta / 2 of the whole delta.
     algorithm = registry.build("swap", fb.TopK(n, k), epsilon=0.0, delta=delta, confidence="bernstein", seed=3)
     environment = fb.Replay(PAC_TABLE, seed=4)
     algorithm.setup(reward_range=environment.reward_range(k))
-    _drive_until_checks(algorithm, environment, 150)
+    _drive_until_checks(algorithm, environment, 120)
     assert algorithm.last_check is not None
     details, state = algorithm.last_check.details, algorithm.get_state()["state"]
-    assert details["C_icb"] == pytest.approx(_hand_radius(state, n, delta, delta / 3, n, check=150), rel=1e-10)
-    assert details["C_pair"] == pytest.approx(_hand_radius(state, n, delta, delta / 3, n * (n - 1) // 2, 150),
+    assert details["C_icb"] == pytest.approx(_hand_radius(state, n, delta, delta / 3, n, check=120), rel=1e-10)
+    assert details["C_pair"] == pytest.approx(_hand_radius(state, n, delta, delta / 3, n * (n - 1) // 2, 120),
                                               rel=1e-10)
 
 

@@ -40,7 +40,10 @@ def test_a_bad_limit_is_refused_naming_it_and_nothing_runs(limit):
 
 
 def test_solve_time_limit_and_epsilon_per_member(capsys):
-    assert main(["solve", "--algorithm", "icb", "--epsilon", "0.01", "--time-limit", "0.3", "--no-progress"]) == 0
+    # An adaptive algorithm (a pull at a time) with epsilon = 0: a static one draws its blocks up to
+    # each check at once and reaches even a budget of 10^9 pulls within the limit.
+    assert main(["solve", "--algorithm", "lucb", "--epsilon", "0", "--budget", "1000000000", "--time-limit", "0.3",
+                 "--no-progress"]) == 0
     assert "stop reason   time limit" in capsys.readouterr().out
     assert main(["solve", "--k", "4", "--epsilon-per-member", "0.1", "--no-progress", "--json"]) == 0
     assert '"epsilon": 0.4' in capsys.readouterr().out

@@ -11,7 +11,7 @@ import numpy as np
 from fullbandit.allocation import Handout, Tracker, make_support, optimal_swap_variance, swap_variance
 from fullbandit.base import Algorithm, StoppingCheck
 from fullbandit.estimation import LeastSquaresEstimate, SingularDesignError, StaticDesign, confidence_radius
-from fullbandit.full.static import DEFAULT_BUDGET
+from fullbandit.full.static import DEFAULT_BUDGET, next_check_after
 from fullbandit.full.swap_bounds import (
     graded_bound,
     graded_deltas,
@@ -105,7 +105,10 @@ class PhasedSwap(Algorithm):
     budget : int
         Pull cap (pulls of ended phases count).
     check_growth : float
-        Stopping checks at ``max(t + 1, ceil((1 + check_growth) t))`` pulls of the phase.
+        Stopping checks at ``max(t + 1, ceil((1 + check_growth) t))`` pulls of the phase,
+        rounded up to a whole pass over the phase's support
+        (:func:`fullbandit.full.static.next_check_after`: fixed in advance, and every member
+        then has the same count, so the check reuses the phase's factorisation).
     seed : None, int, SeedSequence or Generator
         The one source of randomness (the phases' supports).
 
@@ -254,6 +257,24 @@ class PhasedSwap(Algorithm):
         if phase == self._phase:
             self._handout.give_back(int(member), count)
 
+    def _next_blocks(self, max_count: int):
+        members, counts = self._handout.take_all(max_count, self._next_check,
+                                                 self.budget - self._told - self._outstanding)
+        return [self._arms[member] for member in members.tolist()], counts, (self._phase, members)
+
+    def _observe_blocks(self, token, counts, rewards, sums_of_squares) -> None:
+        phase, members = token
+        if phase != self._phase:
+            self._set_aside += int(counts.sum())  # blocks of an ended phase, told late
+            return
+        self._design.record_blocks(members, counts, rewards)
+
+    def _release_blocks(self, token, counts) -> None:
+        phase, members = token
+        if phase == self._phase:
+            for member, count in zip(members.tolist(), counts.tolist(), strict=True):
+                self._handout.give_back(member, count)
+
     def _due_for_check(self) -> bool:
         return self._design.pulls >= self._next_check
 
@@ -298,7 +319,10 @@ class PhasedSwap(Algorithm):
         members = [self._undecided[live[keep[i]]] for i in best_local]
         theta_kept, Q_kept = theta[keep], Q[np.ix_(keep, keep)]
         pair = pair_bound(theta_kept, Q_kept, best_local, radius).value
-        graded = graded_bound(theta_kept, Q_kept, best_local, graded_radii[:max_swaps(len(keep), still)]).value
+        # While every arm of the phase is still in doubt the check's own spectrum serves (shared, or scaled).
+        lambda_max = estimate.spectrum.projected_lambda_max() if len(keep) == estimate.theta.size else None
+        graded = graded_bound(theta_kept, Q_kept, best_local, graded_radii[:max_swaps(len(keep), still)],
+                              lambda_max=lambda_max).value
         used = "pair" if pair <= graded else "graded"
         return accept, reject, min(pair, graded), tuple(sorted(chosen + members)), used
 
@@ -310,7 +334,7 @@ class PhasedSwap(Algorithm):
     def _after_check(self, check: StoppingCheck) -> None:
         t = self._design.pulls
         self._phase_checks += 1
-        self._next_check = max(t + 1, math.ceil((1.0 + self.check_growth) * t))
+        self._next_check = next_check_after(t, self.check_growth, len(self._design.support))
         accept, reject = check.details.get("accept", []), check.details.get("reject", [])
         self._accepted.extend(accept)
         self._rejected.extend(reject)

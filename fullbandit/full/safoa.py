@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from fullbandit.dks import ORACLES
 from fullbandit.estimation import LeastSquaresEstimate
-from fullbandit.full.gap_objective import gap_value, surrogate_step, triangle_bound
+from fullbandit.full.gap_objective import GapSearch, SurrogateBound, certified_minimum, triangle_bound
 from fullbandit.full.static import DEFAULT_BUDGET, STATIC_CONSTRAINTS, StaticFullBandit
 from fullbandit.params import Interval, Options
 from fullbandit.problem import TopK
+from fullbandit.spectrum import InverseSpectrum
 
 MODES = ("heuristic", "certified")
 
@@ -23,7 +22,7 @@ class SAFOA(StaticFullBandit):
 
     Search (both modes). The square root in ``f`` is replaced by its tangent at ``f0 > 0``,
     which bounds it from above; the resulting surrogate is a 0-1 QP maximised
-    approximately with Algorithm 1 (:func:`fullbandit.full.gap_objective.surrogate_step`).
+    approximately with Algorithm 1 (:meth:`fullbandit.full.gap_objective.GapSearch.step`).
     References: the ``n_references`` single swaps of ``M_hat`` with the largest linear
     (triangle-inequality) score set ``f0 = ||x_M' - x_M_hat||^2``; each found solution then
     re-centres ``f0`` at its own norm, for up to ``recentre_steps`` steps while ``f``
@@ -110,34 +109,32 @@ class SAFOA(StaticFullBandit):
     def constants(self) -> dict:
         return {**super().constants(), "mode": self.mode, "oracle": self.oracle}
 
-    def _references(self, theta, Q, best, radius) -> list[tuple[int, ...]]:
-        beta = radius * np.sqrt(np.clip(np.diag(Q), 0.0, None))
-        inside = sorted(best)
-        outside = [j for j in range(self.problem.n) if j not in set(best)]
-        scores = [((theta[j] + beta[j]) - (theta[i] - beta[i]), i, j) for i in inside for j in outside]
-        scores.sort(key=lambda item: (-item[0], item[1], item[2]))
-        return [tuple(sorted((set(best) - {i}) | {j})) for _, i, j in scores[: self.n_references]]
+    def search(self, theta, Q, best, radius, spectrum: InverseSpectrum | None = None) -> dict:
+        """The first-order search of one check: best candidate, its ``f``, and the surrogate bounds.
 
-    def search(self, theta, Q, best, radius) -> dict:
-        """The first-order search of one check: best candidate, its ``f``, and the surrogate bounds."""
-        x_best = np.zeros(self.problem.n)
-        x_best[list(best)] = 1.0
+        ``spectrum`` is the check's spectrum of ``Q`` (:class:`fullbandit.spectrum.InverseSpectrum`),
+        shared with the surrogate steps (:class:`fullbandit.full.gap_objective.GapSearch`). The
+        surrogate bounds are :class:`fullbandit.full.gap_objective.SurrogateBound` objects, whose
+        spectral part is computed only when asked for (the heuristic mode never asks).
+        """
+        gap = GapSearch(theta, Q, best, radius, spectrum)
         best_value, best_arm = 0.0, tuple(best)
         surrogate_bounds = []
-        for reference in self._references(theta, Q, best, radius):
-            current, current_value = reference, gap_value(theta, Q, best, radius, reference)
+        steps: dict[tuple, tuple[tuple[int, ...], SurrogateBound] | None] = {}  # a step depends only on its centre
+        for reference in gap.references(self.n_references):
+            current, current_value = reference, gap.value(reference)
             if current_value > best_value:
                 best_value, best_arm = current_value, current
             for _ in range(self.recentre_steps + 1):
-                x = np.zeros(self.problem.n)
-                x[list(current)] = 1.0
-                difference = x - x_best
-                f0 = float(difference @ Q @ difference)
-                if f0 <= 0:
+                if current not in steps:
+                    f0 = gap.distance(current)
+                    steps[current] = gap.step(f0, self.oracle) if f0 > 0 else None
+                step = steps[current]
+                if step is None:
                     break
-                candidate, bound, bound_name = surrogate_step(theta, Q, best, radius, f0, self.oracle)
-                surrogate_bounds.append((bound, bound_name))
-                value = gap_value(theta, Q, best, radius, candidate)
+                candidate, bound = step
+                surrogate_bounds.append(bound)
+                value = gap.value(candidate)
                 if value > best_value:
                     best_value, best_arm = value, candidate
                 if value <= current_value or candidate == current:
@@ -148,14 +145,12 @@ class SAFOA(StaticFullBandit):
     def _rule(self, estimate: LeastSquaresEstimate, radius: float):
         theta, Q = estimate.theta, estimate.gram_inverse
         best = self.problem.best(theta)
-        found = self.search(theta, Q, best, radius)
+        found = self.search(theta, Q, best, radius, estimate.spectrum)
         details = {"C_t": radius, "found_value": found["value"],
                    "found_maximiser": "-".join(map(str, found["maximiser"]))}
         if self.mode == "heuristic":
             return found["value"], best, details
-        bounds = {"triangle": triangle_bound(self.problem, theta, Q, best, radius)}
-        for bound, name in found["surrogate_bounds"]:
-            bounds[name] = min(bound, bounds.get(name, np.inf))
-        bound_name = min(bounds, key=bounds.__getitem__)
-        details.update({"certified_bound": bounds[bound_name], "bound_used": bound_name})
-        return bounds[bound_name], best, details
+        triangle = triangle_bound(self.problem, theta, Q, best, radius)
+        bound, bound_name = certified_minimum(triangle, found["surrogate_bounds"])
+        details.update({"certified_bound": bound, "bound_used": bound_name})
+        return bound, best, details

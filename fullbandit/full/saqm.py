@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from fullbandit.dks import ORACLES
 from fullbandit.estimation import LeastSquaresEstimate
 from fullbandit.full.static import DEFAULT_BUDGET, STATIC_CONSTRAINTS, StaticFullBandit
@@ -111,8 +109,9 @@ class SAQM(StaticFullBandit):
         best, runner_up = self.problem.best_and_runner_up(theta)
         empirical_gap = float(theta[list(best)].sum() - theta[list(runner_up)].sum())
         Q = estimate.gram_inverse
-        eigenvalues = np.linalg.eigvalsh(Q)
-        solution = approximate_qp(Q, self.problem.k, self.oracle, eigenvalues=eigenvalues)
+        # A^-1 is exactly symmetric and its eigenvalues come from the check's one decomposition.
+        solution = approximate_qp(Q, self.problem.k, self.oracle, eigenvalues=estimate.spectrum.eigenvalues(),
+                                  validate=False)
         if self.width_bound == "theorem1":
             bounds = {"theorem1": solution.value / solution.theorem1_ratio}
         else:

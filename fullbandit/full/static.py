@@ -122,9 +122,12 @@ class StaticFullBandit(Algorithm):
         the run before the means are identified (the answer is then ``None``).
     check_growth : float
         Stopping-check schedule: after a check at ``t`` pulls the next is at
-        ``max(t + 1, ceil((1 + check_growth) t))``. The confidence bound holds for all ``t``
-        at once, so skipping checks keeps the guarantee; it costs at most a factor
-        ``1 + check_growth`` in pulls and makes the number of checks O(log(T) / check_growth).
+        ``max(t + 1, ceil((1 + check_growth) t))``, with uniform allocation rounded up to a
+        whole pass over the support (:func:`next_check_after`: every member then has the same
+        count, and the check reuses the support's factorisation, ``O(n^2)``). The confidence
+        bound holds for all ``t`` at once, so skipping checks keeps the guarantee; it costs at
+        most a factor ``1 + check_growth`` in pulls, plus one pass, and makes the number of
+        checks O(log(T) / check_growth).
     stop_on_rule : bool
         ``False`` keeps pulling until the budget although the rule fired (for experiments
         that trace the rule over a fixed horizon; the pulls at which it first fired are
@@ -183,15 +186,17 @@ class StaticFullBandit(Algorithm):
         self._reward_range = self._resolve_reward_range(getattr(self, "_offered_reward_range", None))
         self._noise_scale = self._resolve_noise_scale(noise_scale)
         problem = self.problem
+        design = None
         if isinstance(self.support, str):
+            # Spanning by construction: random supports track their rank, cyclic windows need gcd(n, k) = 1.
             arms = make_support(problem.n, problem.k, self.support, rng, self.support_size, problem=problem)
         else:
             arms = [problem.check_super_arm(arm, "support member") for arm in self.support]
             if len(set(arms)) != len(arms):
                 raise InvalidParameterError("support must not repeat a super-arm")
-        self._check_spanning(arms)
-        arms, proportions = _proportions(problem.n, arms, self.allocation)
-        self._start(arms, proportions)
+            design = self._spanning_design(arms)
+        kept, proportions = _proportions(problem.n, arms, self.allocation)
+        self._start(kept, proportions, design=design if len(kept) == len(arms) else None)
 
     def _uses_variances(self) -> bool:
         return self.confidence in RANGE_CONFIDENCES
@@ -216,16 +221,22 @@ class StaticFullBandit(Algorithm):
             scale = (high - low) / 2.0  # not used by the radius; the range's sub-Gaussian scale, for reports
         return self._noise_scale_in_use(scale)
 
-    def _check_spanning(self, arms) -> None:
-        rank = np.linalg.matrix_rank(StaticDesign(self.problem.n, arms).matrix)
-        if rank < self.problem.n:
+    def _spanning_design(self, arms) -> StaticDesign:
+        """The design over ``arms``, refused unless they span R^n (its support's Gram matrix is kept for the checks)."""
+        design = StaticDesign(self.problem.n, arms, square_sums=self._uses_variances())
+        if not design.spans():
+            rank = np.linalg.matrix_rank(design.matrix)
             raise SingularDesignError(
                 f"support spans rank {rank} < n={self.problem.n}: theta is not identifiable from it")
+        return design
 
-    def _start(self, arms, proportions, counts=None) -> None:
-        self._design = StaticDesign(self.problem.n, arms, square_sums=self._uses_variances())
+    def _start(self, arms, proportions, counts=None, design: StaticDesign | None = None) -> None:
+        self._design = design if design is not None else StaticDesign(self.problem.n, arms,
+                                                                       square_sums=self._uses_variances())
         self._terms: tuple[tuple[int, int], BernsteinTerms] | None = None  # this check's, once computed
         self._proportions = np.asarray(proportions, dtype=float)
+        # Equal proportions are round robin: after a whole number of passes every member has the same count.
+        self._pass = len(arms) if np.all(self._proportions == self._proportions[0]) else None
         self._handout = Handout(Tracker(self._proportions, counts=counts))
         self._next_check = len(arms)  # every member pulled once: A_t is invertible
         self._first_stop: int | None = None
@@ -295,6 +306,36 @@ class StaticFullBandit(Algorithm):
     def _release(self, token, count) -> None:
         self._handout.give_back(int(token), count)
 
+    # Every pull up to the next check is known in advance: handed out at once as blocks.
+    def _next_blocks(self, max_count: int):
+        members, counts = self._handout.take_all(max_count, self._next_check,
+                                                 self.budget - self._told - self._outstanding)
+        support = self._design.support
+        return [support[member] for member in members.tolist()], counts, members
+
+    def _check_blocks(self, blocks, rewards, sums_of_squares) -> None:
+        if not self._uses_variances():
+            return
+        if sums_of_squares is None and np.any(blocks.counts > 1):
+            raise InvalidParameterError(
+                f"sums_of_squares is required for blocks of more than one pull with confidence={self.confidence!r} "
+                "(it estimates each member's reward variance): tell_blocks(blocks, rewards, sums_of_squares=...)")
+        squares = rewards * rewards if sums_of_squares is None else sums_of_squares
+        for index, (count, total, square) in enumerate(zip(blocks.counts.tolist(), rewards.tolist(),
+                                                           squares.tolist(), strict=True)):
+            problem = _range_violation(total, square, count, self._reward_range)
+            if problem:
+                raise InvalidParameterError(
+                    f"rewards[{index}] refused: {problem} (reward_range={self._reward_range} bounds each pull; rewards "
+                    f"outside it void the guarantee of confidence={self.confidence!r})")
+
+    def _observe_blocks(self, token, counts, rewards, sums_of_squares) -> None:
+        self._design.record_blocks(token, counts, rewards, sums_of_squares)
+
+    def _release_blocks(self, token, counts) -> None:
+        for member, count in zip(token.tolist(), counts.tolist(), strict=True):
+            self._handout.give_back(member, count)
+
     def _due_for_check(self) -> bool:
         return self._design.pulls >= self._next_check
 
@@ -302,7 +343,7 @@ class StaticFullBandit(Algorithm):
         t = check.pulls
         if check.stop and self._first_stop is None:
             self._first_stop = t
-        self._next_check = max(t + 1, math.ceil((1.0 + self.check_growth) * t))
+        self._next_check = next_check_after(t, self.check_growth, self._pass)
 
     def _stops_on_rule(self) -> bool:
         return bool(self.stop_on_rule)
@@ -404,7 +445,7 @@ class StaticFullBandit(Algorithm):
             arms = [self.problem.check_super_arm(arm, "support member") for arm in state.get("support", list)]
             if len(set(arms)) != len(arms):
                 raise InvalidParameterError("support repeats a super-arm")
-            self._check_spanning(arms)
+            design = self._spanning_design(arms)
         except (InvalidParameterError, TypeError) as error:
             raise StateError(f"{state.source}: field 'state.support': {error}") from None
         m = len(arms)
@@ -412,7 +453,7 @@ class StaticFullBandit(Algorithm):
         if not np.all(proportions > 0):
             raise StateError(f"{state.source}: field 'state.proportions' must be positive")
         allocated = state.array("allocated", length=m, dtype=int, low=0)
-        self._start(arms, proportions, counts=allocated)
+        self._start(arms, proportions, counts=allocated, design=design)
         self._handout = Handout(self._handout.tracker, state.array("plan", length=m, dtype=int, low=0),
                                 state.integer("cursor", low=0, high=m - 1))
         self._design.counts[:] = state.array("counts", length=m, dtype=int, low=0)
@@ -503,6 +544,30 @@ def _proportions(n: int, arms, allocation: str):
         weights = g_optimal_allocation(n, arms)
     keep = weights >= G_OPTIMAL_DROP * weights.max()
     kept = [arm for arm, flag in zip(arms, keep, strict=True) if flag]
-    if np.linalg.matrix_rank(StaticDesign(n, kept).matrix) < n:
+    if len(kept) < len(arms) and not StaticDesign(n, kept).spans():
         return arms, weights
     return kept, weights[keep]
+
+
+def next_check_after(t: int, growth: float, whole_pass: int | None = None) -> int:
+    """The stopping check after one at ``t`` pulls: ``max(t + 1, ceil((1 + growth) t))``, rounded up to
+    a multiple of ``whole_pass`` when given.
+
+    The schedule depends on ``t``, ``growth`` and the support size only, never on a reward, so the
+    rounds at which the rule is checked are fixed before the run starts and the confidence
+    bounds over the checks hold (:func:`fullbandit.estimation.confidence_radius`). With a uniform
+    allocation, round robin pulls every member equally often at every multiple of the support
+    size ``m``: checking there (at most ``m`` pulls, one pass, later than the geometric schedule
+    alone) makes ``A_t = q X^T X``, whose factorisation and spectrum the design computes once
+    (:class:`fullbandit.estimation.StaticDesign`), so a check costs ``O(n^2)``.
+
+    Examples
+    --------
+    >>> from fullbandit.full.static import next_check_after
+    >>> next_check_after(100, 0.05), next_check_after(100, 0.05, whole_pass=40), next_check_after(10, 0.0)
+    (105, 120, 11)
+    """
+    following = max(t + 1, math.ceil((1.0 + growth) * t))
+    if whole_pass:
+        following = -(-following // whole_pass) * whole_pass
+    return following

@@ -12,7 +12,6 @@ from fullbandit.full.swap_bounds import (
     n_pair_directions,
     n_swap_directions,
     pair_bound,
-    projected_lambda_max,
 )
 from fullbandit.params import Options
 from fullbandit.problem import TopK
@@ -175,7 +174,7 @@ class SwapBound(StaticFullBandit):
                 m_max = max_swaps(n, k)
                 levels = graded_deltas(level, m_max)
                 radii = [self._radius(t, float(levels[m - 1]), n_swap_directions(n, m)) for m in range(1, m_max + 1)]
-                graded = graded_bound(theta, Q, best, radii, lambda_max=projected_lambda_max(Q))
+                graded = graded_bound(theta, Q, best, radii, lambda_max=estimate.spectrum.projected_lambda_max())
                 bounds["graded"] = graded.value
                 details.update(C_graded=radii[max(graded.swaps, 1) - 1], graded_swaps=graded.swaps,
                                lambda_max=graded.lambda_max)

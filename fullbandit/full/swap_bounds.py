@@ -140,6 +140,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
+from fullbandit.spectrum import centred_lambda_max
+
 
 class PairBound(NamedTuple):
     """The pair rule's bound and the matching that attains it.
@@ -272,7 +274,9 @@ def pair_gains(theta, gram_inverse, best, radius: float) -> tuple[np.ndarray, np
     ([[0.7], [0.8]], [0, 2], [1])
     """
     theta, inside, outside = _split(theta, best)
-    widths = pair_widths(gram_inverse)[np.ix_(inside, outside)]
+    Q = np.asarray(gram_inverse, dtype=float)
+    d = np.diag(Q)
+    widths = np.sqrt(np.clip(d[inside][:, None] + d[outside][None, :] - 2.0 * Q[np.ix_(inside, outside)], 0.0, None))
     gains = theta[outside][None, :] - theta[inside][:, None] + radius * widths
     return gains, inside, outside
 
@@ -368,10 +372,7 @@ def projected_lambda_max(gram_inverse) -> float:
     >>> round(projected_lambda_max(Q), 12)
     1.0
     """
-    Q = np.asarray(gram_inverse, dtype=float)
-    centred = Q - Q.mean(axis=0)[None, :] - Q.mean(axis=1)[:, None] + Q.mean()
-    centred = (centred + centred.T) / 2.0
-    return max(float(np.linalg.eigvalsh(centred)[-1]), 0.0)
+    return centred_lambda_max(gram_inverse)
 
 
 def swap_rows(gram_inverse, best, m_max: int | None = None) -> tuple[np.ndarray, np.ndarray]:
