@@ -234,7 +234,6 @@ def test_the_page_is_rebuilt_only_when_the_journal_changes(tmp_path, monkeypatch
             call(url + route)
         assert len(opened) == 2  # nothing recorded: served from the cache without opening the store
         assert call(url + "/")[2] == first[2]
-        svg = call(url + "/plot.svg")[2]
         # A pull handed out changes the journal: the page is rebuilt (it shows the pull outstanding).
         status, _, data = call(url + "/next", "POST", {"count": 1})
         [pull] = json.loads(data)["pulls"]
@@ -246,7 +245,10 @@ def test_the_page_is_rebuilt_only_when_the_journal_changes(tmp_path, monkeypatch
         opened.clear()
         page = call(url + "/")[2].decode()
         assert len(opened) == 1 and "<th>pulls</th><td>31</td>" in page and "<th>outstanding</th><td>[]</td>" in page
-        assert call(url + "/plot.svg")[2] != svg and len(opened) == 1  # the plot came with the same rebuild
+        # The plot came with the same rebuild: it is the fresh replay's (a record adds a point only when it
+        # brings a stopping check due, so the picture itself may be unchanged).
+        served = call(url + "/plot.svg")[2]
+        assert len(opened) == 1 and served == http_module.PageCache(path)._build().svg
     with Session.open(path) as session:  # the cached page is what a fresh replay reports
         status = session.status()
     assert f"<th>pulls</th><td>{status['pulls']}</td>" in page
