@@ -98,7 +98,7 @@ def measure(name: str, kind: str, G: nx.Graph, k: int, repeats: int, before_fpk:
     _, weights = graph_weights(G)
     _, old_matrix = reference.graph_weights(G)
     W = weights.matrix
-    slow = max(1, repeats // 3)  # the expensive steps are repeated less
+    slow = max(1, repeats // 3)  # FPK takes minutes on the largest graph: repeated less
     rows = []
 
     def add(step: str, implementation: str, seconds: float) -> None:
@@ -109,17 +109,17 @@ def measure(name: str, kind: str, G: nx.Graph, k: int, repeats: int, before_fpk:
     add("networkx pass", "G.degree(weight)", best_of(lambda: dict(G.degree(weight="weight")), repeats))
     add("conversion", "before", best_of(lambda: reference.graph_weights(G), repeats))
     add("conversion", "after", best_of(lambda: graph_weights(G), repeats))
-    add("peeling", "before", best_of(lambda: reference.peel(old_matrix, k), slow))
+    add("peeling", "before", best_of(lambda: reference.peel(old_matrix, k), repeats))
     add("peeling", "after", best_of(lambda: peel.run(weights, k), repeats))
-    add("peeling incl. conversion", "before", best_of(lambda: reference.densest_k_subgraph(G, k), slow))
+    add("peeling incl. conversion", "before", best_of(lambda: reference.densest_k_subgraph(G, k), repeats))
     add("peeling incl. conversion", "after", best_of(lambda: densest_k_subgraph(G, k), repeats))
     if before_fpk:
         add("fpk", "before", best_of(lambda: reference.fpk(old_matrix, k), 1))
     add("fpk", "after", best_of(lambda: fpk.run(weights, k), slow))
     if kind == "sparse" and compiled.use_for(W):
         with numpy_only():
-            add("peeling", "after, numpy only", best_of(lambda: peel.run(weights, k), slow))
-            add("peeling incl. conversion", "after, numpy only", best_of(lambda: densest_k_subgraph(G, k), slow))
+            add("peeling", "after, numpy only", best_of(lambda: peel.run(weights, k), repeats))
+            add("peeling incl. conversion", "after, numpy only", best_of(lambda: densest_k_subgraph(G, k), repeats))
     return rows
 
 

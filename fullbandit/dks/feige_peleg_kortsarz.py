@@ -126,6 +126,11 @@ def _lowest_outside(count: int, n: int, sure: np.ndarray, excluded, scratch) -> 
     return chosen
 
 
+def _near_max_floor(maximum: float) -> float:
+    """Weights at or above this are tied with ``maximum`` (within ``1e-12``, relative)."""
+    return maximum - _RELATIVE_TIE * abs(maximum)
+
+
 class _FirstNearMax:
     """The earliest added candidate whose weight is within ``1e-12`` (relative) of the maximum."""
 
@@ -142,7 +147,7 @@ class _FirstNearMax:
             self.items.append((weight, payload))
 
     def _floor(self) -> float:
-        return self.maximum - _RELATIVE_TIE * abs(self.maximum)
+        return _near_max_floor(self.maximum)
 
     def best(self):
         floor = self._floor()
@@ -247,8 +252,7 @@ def _highest_degrees(W, k: int, sparse: bool) -> np.ndarray:
 
 def _first_near_max(weights: np.ndarray) -> int:
     """The first index whose weight is within ``1e-12`` (relative) of the maximum, as :class:`_FirstNearMax`."""
-    maximum = float(weights.max())
-    return int(np.argmax(weights >= maximum - _RELATIVE_TIE * abs(maximum)))
+    return int(np.argmax(weights >= _near_max_floor(float(weights.max()))))
 
 
 def _two_walks_dense(W, k: int) -> np.ndarray:
