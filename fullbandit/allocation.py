@@ -210,11 +210,12 @@ def random_support(n: int, k: int, seed=None, size: int | None = None,
     chosen: list[tuple[int, ...]] = []
     seen: set[tuple[int, ...]] = set()
     basis = _SpanTracker(n, tolerance=1e-9 * math.sqrt(k))
+    arm_indices = list(range(n))  # every member holds these int objects: 8 bytes per entry, not 36
     for _ in range(max_draws):
         if len(chosen) >= size and basis.rank() == n:
             return chosen
-        arm = tuple(np.sort(rng.choice(n, size=k, replace=False)).tolist()) if problem is None \
-            else problem.random_member(rng)
+        arm = tuple(map(arm_indices.__getitem__, np.sort(rng.choice(n, size=k, replace=False)).tolist())) \
+            if problem is None else problem.random_member(rng)
         if arm in seen:
             continue
         # A member that adds to the rank is always kept, any other only while there is room for it;

@@ -439,7 +439,7 @@ class StaticDesign:
         self.reward_sums = np.zeros(m)
         self.square_sums: np.ndarray | None = np.zeros(m) if square_sums else None
         self.pulls = 0
-        self.prior_gram = np.zeros((n, n))
+        self.prior_gram = _NO_PRIOR_GRAM(n)  # a read-only zero view until add_prior: no n x n array
         self.prior_vector = np.zeros(n)
         self.prior_pulls = 0
         self._support_gram: np.ndarray | None = None
@@ -476,6 +476,8 @@ class StaticDesign:
         """
         observed = Incidence(self.n, rows)
         counts = np.asarray(counts, dtype=float)
+        if not self.prior_gram.flags.writeable:
+            self.prior_gram = np.zeros((self.n, self.n))
         self.prior_gram += observed.gram(counts)
         self.prior_vector += observed.transpose_times(np.asarray(reward_sums, dtype=float))
         self.prior_pulls += int(counts.sum())
@@ -764,6 +766,10 @@ class StaticDesign:
         theta = inverse @ b
         return LeastSquaresEstimate(theta=theta, gram=gram, gram_inverse=inverse, pulls=self.pulls,
                                     spectrum=spectrum)
+
+
+def _NO_PRIOR_GRAM(n: int) -> np.ndarray:
+    return np.broadcast_to(np.zeros(1), (n, n))
 
 
 def _as_super_arms(support) -> tuple[tuple[int, ...], ...]:

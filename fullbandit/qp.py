@@ -102,8 +102,30 @@ def dks_weights(Q) -> np.ndarray:
     >>> dks_weights(Q).tolist()
     [[0.0, 3.0, 2.0], [3.0, 0.0, 1.0], [2.0, 1.0, 0.0]]
     """
-    diagonal = np.diag(Q)
-    W = Q + (diagonal[:, None] + diagonal[None, :]) / 2.0
+    Q = np.asarray(Q, dtype=float)
+    return pair_weights(Q, 1.0, np.diag(Q) / 2.0)
+
+
+def pair_weights(Q, scale: float, row_terms) -> np.ndarray:
+    """``W_ij = scale Q_ij + (t_i + t_j)`` off the diagonal, 0 on it; exactly symmetric for symmetric ``Q``.
+
+    Built a block of rows at a time (no ``n x n`` temporary beside ``W``); ``t_i + t_j`` is
+    one sum, so ``W_ij == W_ji``. :func:`dks_weights` is ``t = diag(Q) / 2``; the graph of
+    Algorithm 1 for ``P = a Q + diag(d) + s I`` is ``scale = a``, ``t = (a diag(Q) + d + s) / 2``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fullbandit.qp import pair_weights
+    >>> pair_weights(np.array([[2.0, 1.0], [1.0, 2.0]]), 3.0, np.array([0.5, 1.5])).tolist()
+    [[0.0, 5.0], [5.0, 0.0]]
+    """
+    n = Q.shape[0]
+    terms = np.asarray(row_terms, dtype=float)
+    W = scale * Q if scale != 1.0 else np.array(Q, dtype=float)
+    step = max(1, (1 << 17) // max(n, 1))
+    for start in range(0, n, step):
+        W[start:start + step] += terms[start:start + step, None] + terms[None, :]
     np.fill_diagonal(W, 0.0)
     return W
 
@@ -382,12 +404,16 @@ def positive_row_sums(Q, count: int) -> np.ndarray:
     [2.0, 3.0, 3.0]
     """
     n = Q.shape[0]
+    sums = np.zeros(n)
     if count <= 0:
-        return np.zeros(n)
-    off = np.array(Q, dtype=float)
-    np.fill_diagonal(off, -np.inf)
-    largest = np.partition(off, n - count, axis=1)[:, n - count:] if count < n else off
-    return np.clip(largest, 0.0, None).sum(axis=1)
+        return sums
+    step = max(1, (1 << 17) // n)  # a block of rows at a time: no n x n temporaries
+    for start in range(0, n, step):
+        rows = np.array(Q[start:start + step], dtype=float)
+        rows[np.arange(rows.shape[0]), np.arange(start, start + rows.shape[0])] = -np.inf
+        largest = np.partition(rows, n - count, axis=1)[:, n - count:] if count < n else rows
+        sums[start:start + step] = np.clip(largest, 0.0, None).sum(axis=1)
+    return sums
 
 
 def top_sum(values, count: int) -> float:

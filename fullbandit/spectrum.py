@@ -58,8 +58,8 @@ def cholesky_inverse(gram: np.ndarray) -> np.ndarray:
     --------
     >>> import numpy as np
     >>> from fullbandit.spectrum import cholesky_inverse
-    >>> cholesky_inverse(np.diag([4.0, 0.25])).tolist()
-    [[0.25, 0.0], [0.0, 4.0]]
+    >>> cholesky_inverse(np.array([[4.0, 2.0], [2.0, 2.0]])).tolist()
+    [[0.5, -0.5], [-0.5, 1.0]]
     >>> cholesky_inverse(np.ones((2, 2)))
     Traceback (most recent call last):
     ...
@@ -73,8 +73,9 @@ def cholesky_inverse(gram: np.ndarray) -> np.ndarray:
     inverse, info = lapack.dpotri(factor, lower=1, overwrite_c=1)
     if info != 0:
         raise SingularMatrixError("the matrix is singular or not positive definite")
-    lower = np.tril(inverse)
-    return lower + np.tril(inverse, -1).T
+    for column in range(inverse.shape[0] - 1):  # mirror the lower triangle in place (no n x n temporaries)
+        inverse[column, column + 1:] = inverse[column + 1:, column]
+    return np.ascontiguousarray(inverse)
 
 
 def centred_lambda_max(matrix: np.ndarray) -> float:

@@ -19,7 +19,7 @@ from fullbandit._validation import InvalidParameterError
 from fullbandit.dks import get_oracle
 from fullbandit.enumeration import ENUMERATION_LIMIT, indicator_rows, subset_chunks
 from fullbandit.problem import DecisionClass, TopK
-from fullbandit.qp import dks_weights, positive_row_sums, top_sum
+from fullbandit.qp import pair_weights, positive_row_sums, top_sum
 from fullbandit.spectrum import InverseSpectrum
 
 
@@ -302,13 +302,14 @@ class GapSearch:
     """The gap objective (5) at one stopping check, and what its surrogate steps share.
 
     Everything that depends on the check only is computed once here and reused by every
-    step: ``Q x_hat``, ``diag(Q)``, the weights of :func:`fullbandit.qp.dks_weights` for ``Q``,
-    the positive row sums of :func:`fullbandit.qp.positive_row_sums` and the extreme
-    eigenvalues of ``Q`` (from the check's :class:`fullbandit.spectrum.InverseSpectrum`). A
-    surrogate ``P = a Q + diag(d)`` (``a > 0``, :func:`surrogate`) then costs ``O(n^2)``:
+    step: ``Q x_hat``, ``diag(Q)``, the positive row sums of :func:`fullbandit.qp.positive_row_sums`
+    and the extreme eigenvalues of ``Q`` (from the check's
+    :class:`fullbandit.spectrum.InverseSpectrum`). A surrogate ``P = a Q + diag(d)`` (``a > 0``,
+    :func:`surrogate`) then costs ``O(n^2)``, and ``P`` itself is never formed:
 
-    * its DkS weights are ``a W(Q) + (d_i + d_j) / 2 + s`` off the diagonal (``s``: the shift
-      that makes ``P + s I`` positive definite for Algorithm 1);
+    * its DkS weights are ``a Q_ij + (t_i + t_j)``, ``t = (a diag(Q) + d + s) / 2``, off the
+      diagonal (:func:`fullbandit.qp.pair_weights`; ``s``: the shift that makes ``P + s I``
+      positive definite for Algorithm 1);
     * its row bound takes the positive off-diagonal sums of ``a Q``, ``a`` times those of ``Q``;
     * its spectral bound ``k lambda_max(P)`` is needed only when it could be the smaller:
       ``lambda_max(P)`` is at least the largest diagonal entry and the Rayleigh quotient of the
@@ -361,7 +362,6 @@ class GapSearch:
         self._best_value = float(self.theta[list(self.best)].sum())
         self._diagonal = np.diag(self.Q).copy()
         self.spectrum = spectrum if spectrum is not None else InverseSpectrum(self.Q)
-        self._weights: np.ndarray | None = None
         self._positive_rows: np.ndarray | None = None
 
     # --- the objective ---------------------------------------------------------------------
@@ -407,11 +407,6 @@ class GapSearch:
         constant = -self._best_value + self.radius * (self._best_norm + reference_value) / (2.0 * root)
         return Tangent(self.radius / (2.0 * root), linear, constant)
 
-    def _dks_weights_of_q(self) -> np.ndarray:
-        if self._weights is None:
-            self._weights = dks_weights(self.Q)
-        return self._weights
-
     def _row_sums_of_q(self) -> np.ndarray:
         if self._positive_rows is None:
             self._positive_rows = positive_row_sums(self.Q, self.k - 1)
@@ -456,10 +451,7 @@ class GapSearch:
         """Algorithm 1 on ``P + s I``: its DkS weights are ``a W(Q) + (d_i + d_j) / 2 + s`` off the diagonal."""
         if self.k == 1:
             return (int(np.argmax(scale * self._diagonal + linear)),)
-        half = (linear + shift) / 2.0
-        W = scale * self._dks_weights_of_q()
-        W += half[:, None] + half[None, :]  # one symmetric sum added: W stays exactly symmetric
-        np.fill_diagonal(W, 0.0)
+        W = pair_weights(self.Q, scale, (scale * self._diagonal + linear + shift) / 2.0)
         return tuple(int(i) for i in get_oracle(oracle).solve(W, self.k))
 
 
