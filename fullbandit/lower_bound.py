@@ -111,6 +111,7 @@ SDP_LIMIT = 100
 
 _ROUNDING = 1e-12  # relative rounding error of a sum of k terms: gaps within it count as ties
 _SAFETY = 1e-12  # alternatives are pushed this much (relatively) past the boundary of Alt
+_SINGULAR = 1e-12  # a design whose smallest eigenvalue is below this fraction of its largest is singular
 
 
 @dataclass(frozen=True)
@@ -287,6 +288,7 @@ def _nearest_alternatives(inst: _Instance, A: np.ndarray, sigma: float, epsilon:
     """
     from scipy.optimize import nnls
 
+    _require_nonsingular(A)
     Z, bad, good = inst.Z, inst.bad, inst.good
     if len(good) == 1:
         Ainv = np.linalg.inv(A)
@@ -314,6 +316,18 @@ def _nearest_alternatives(inst: _Instance, A: np.ndarray, sigma: float, epsilon:
         if np.all(attained > 0):
             points[row] = point * float(np.max(b / attained)) * (1.0 + _SAFETY)
     return values, points
+
+
+def _require_nonsingular(A: np.ndarray) -> None:
+    """Raise ``LinAlgError`` for a (numerically) singular design matrix.
+
+    A design that misses a direction of the span has alternatives at distance 0 (value
+    infinite); inverting it anyway gives rounding noise, which once passed for a finite value
+    and let a sparsified design report an "upper" bound below the true value.
+    """
+    eigenvalues = np.linalg.eigvalsh(A)
+    if eigenvalues[0] <= _SINGULAR * max(float(eigenvalues[-1]), 0.0):
+        raise np.linalg.LinAlgError("singular design")
 
 
 def _cutting_plane(inst: _Instance, sigma: float, epsilon: float, tol: float, max_iter: int):
@@ -390,10 +404,9 @@ def _cutting_plane(inst: _Instance, sigma: float, epsilon: float, tol: float, ma
             keep = np.flatnonzero(nu > 0)
             cuts = np.vstack([cuts[keep], cuts[m:]])
     # The last linear program's design is sparse; keep it if it is as good.
-    if np.linalg.eigvalsh(_gram(Z, lam_lp))[0] > 1e-12 * np.trace(_gram(Z, lam_lp)):
-        value, _, _ = evaluate(lam_lp)
-        if value <= upper:
-            upper, lam_best = value, lam_lp
+    value, _, _ = evaluate(lam_lp)  # inf when singular
+    if value <= upper:
+        upper, lam_best = value, lam_lp
     return lam_best, upper, lower, iterations
 
 

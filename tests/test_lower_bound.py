@@ -320,3 +320,20 @@ def test_result_is_frozen():
     assert isinstance(result, LowerBound)
     with pytest.raises(AttributeError):
         result.T_star = 0.0  # type: ignore[misc]
+
+
+def test_a_sparsified_singular_design_is_not_reported_as_an_upper_bound():
+    # Found by hypothesis: dropping the tiny weight of (0, 1) left a singular design whose inverse was rounding
+    # noise, and the cutting planes reported T_star = upper = 40000 ("exact") where T_eps is just above 80000 (the
+    # sdp and the relaxation agree): any design with weights w, w' on (1, 2), (0, 2) pays at least
+    # 2 sigma^2 (1/w + 1/w') / 0.003^2 >= 2 sigma^2 4 / 0.003^2 to tell them apart.
+    from fullbandit.lower_bound import lower_bound
+    from fullbandit.problem import TopK
+
+    theta = np.array([0.043, 0.046, 0.812])
+    exact = lower_bound(TopK(3, 2), theta, 0.3, method="cutting-plane")
+    relaxed = lower_bound(TopK(3, 2), theta, 0.3, method="relaxed")
+    closed_form = 2 * 0.09 * 4 / (0.046 - 0.043) ** 2
+    assert closed_form * (1 - 1e-9) <= exact.upper and exact.T_star >= closed_form * 0.99
+    assert relaxed.T_star <= exact.upper * (1 + 1e-7)
+    assert len(exact.design) == 3  # (0, 1) keeps a weight: without it the design is singular
