@@ -214,7 +214,7 @@ class Environment(ABC):
             if not values or min(values) < 0 or max(values) >= self.n or len(set(values)) != len(values):
                 raise InvalidParameterError(
                     f"super_arm={key!r} must hold distinct arm indices in 0..{self.n - 1}")
-            arms = np.array(values, dtype=np.intp)
+            arms = np.array(values, dtype=np.int32 if self.n <= np.iinfo(np.int32).max else np.intp)
             arms.flags.writeable = False
             if len(self._validated) >= _CACHE_LIMIT:
                 self._validated.clear()

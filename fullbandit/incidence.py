@@ -2,8 +2,8 @@
 
 A support of ``m`` super-arms of ``k`` arms each over ``n`` arms is an ``m x n`` matrix of
 0/1 indicators ``X``; at ``n = 1000`` with ``m = 8 n`` members, as ``float64`` that is 64 MB.
-:class:`Incidence` keeps only the column indices of the ones (CSR form, ``int32``: 4 bytes
-per member and arm, 3.2 MB there) and forms what the least-squares estimate needs without
+:class:`Incidence` keeps only the column indices of the ones (CSR form, ``int16``: 2 bytes
+per member and arm, 1.6 MB there) and forms what the least-squares estimate needs without
 ever holding ``X``:
 
 * ``X^T diag(w) X`` (:meth:`Incidence.gram`), in blocks of rows made dense one at a time
@@ -53,7 +53,7 @@ class Incidence:
     n : int
     indptr : numpy.ndarray of int64, shape (m + 1,)
         Row ``j`` holds ``indices[indptr[j]:indptr[j + 1]]``.
-    indices : numpy.ndarray of int32
+    indices : numpy.ndarray of int16 (int32 from 32,768 arms)
         The arms of every row, row after row.
 
     Examples
@@ -73,7 +73,7 @@ class Incidence:
         self.indices = np.fromiter(itertools.chain.from_iterable(rows), dtype=np.int64, count=total)
         if total and (self.indices.min() < 0 or self.indices.max() >= self.n):
             raise InvalidParameterError(f"support members must hold arm indices in 0..{self.n - 1}")
-        self.indices = self.indices.astype(np.int32)
+        self.indices = self.indices.astype(np.int16 if self.n <= np.iinfo(np.int16).max else np.int32)
 
     def __len__(self) -> int:
         return self.indptr.size - 1
