@@ -169,8 +169,9 @@ def confidence_radius(t: int, delta: float, noise_scale: float, n_directions: in
         check (``check=j``), valid at the checks only. Derivation: as ``"tight"``, with the
         union over the checks instead of over every round. It is rigorous when the rounds
         at which the rule is checked are fixed in advance (a static design checked on the
-        geometric schedule ``t_{j+1} = ceil((1 + g) t_j)``: the schedule reads no reward),
-        and as ``j`` grows like ``log(t) / log(1 + g)`` it costs ``2 log log t`` where
+        geometric schedule ``t_{j+1} = ceil((1 + g) t_j)``, possibly rounded up to whole
+        passes: the schedule reads no reward), and as ``j`` grows like
+        ``log(t) / log(1 + g)`` it costs ``2 log log t`` where
         ``"tight"`` costs ``2 log t`` (the stitching of time-uniform bounds, e.g. Howard,
         Ramdas, McAuliffe, Sekhon 2021, Annals of Statistics 49(2), section 3).
         ``"bernstein"``: variance-adaptive, for rewards in an interval ``[low, high]`` of
@@ -242,7 +243,9 @@ def confidence_radius(t: int, delta: float, noise_scale: float, n_directions: in
 
     Why the checks may be unioned over rather than every round: the checks are on the
     geometric schedule ``t_{j+1} = max(t_j + 1, ceil((1 + g) t_j))`` of the static
-    algorithms, which reads no reward, so the ``j``-th check happens after a number of
+    algorithms (rounded up to whole passes over the support with a uniform allocation,
+    :func:`fullbandit.full.static.next_check_after`), which reads no reward, so the
+    ``j``-th check happens after a number of
     pulls and with member counts fixed before the run starts; whether the run is still
     going at check ``j`` depends on the data, but the union covers every ``j``, so stopping
     at a data-dependent check is covered too. (An evaluation outside the schedule, e.g.
