@@ -494,18 +494,7 @@ class Algorithm(ABC):
             bounds the pull's *cost* (:meth:`cost`): for semi-bandit feedback, the number
             of single-arm samples (``max_count=1``: one arm, once).
         """
-        if not self.is_set_up:
-            self.setup()
-        if type(max_count) is not int and (isinstance(max_count, bool) or not isinstance(max_count, numbers.Integral)) \
-                or max_count < 1:
-            raise InvalidParameterError(f"max_count={max_count!r} must be an integer >= 1")
-        if self._stop_reason is not RUNNING:
-            raise ProtocolError(f"{self.label()} has stopped ({self.stop_reason}): call result()")
-        remaining = self.budget - self._told - self._outstanding
-        if remaining <= 0:
-            raise ProtocolError(
-                f"all budget={self.budget} pulls are handed out: tell (or abandon) the {len(self._pending)} "
-                "outstanding pull(s) first")
+        remaining = self._check_askable(max_count)
         limit = min(int(max_count), remaining)
         arms, count, token = self._next_pull(limit)
         pull = Pull(self._next_id, tuple(arms), int(count))
@@ -518,6 +507,22 @@ class Algorithm(ABC):
             self._by_arms.setdefault(pull.arms, []).append(pull.id)
         self._outstanding += self.cost(pull)
         return pull
+
+    def _check_askable(self, max_count) -> int:
+        """Set up if needed, refuse a bad ``max_count``, a stopped run or a spent budget; the budget left."""
+        if not self.is_set_up:
+            self.setup()
+        if type(max_count) is not int and (isinstance(max_count, bool) or not isinstance(max_count, numbers.Integral)) \
+                or max_count < 1:
+            raise InvalidParameterError(f"max_count={max_count!r} must be an integer >= 1")
+        if self._stop_reason is not RUNNING:
+            raise ProtocolError(f"{self.label()} has stopped ({self.stop_reason}): call result()")
+        remaining = self.budget - self._told - self._outstanding
+        if remaining <= 0:
+            raise ProtocolError(
+                f"all budget={self.budget} pulls are handed out: tell (or abandon) the {len(self._pending)} "
+                "outstanding pull(s) first")
+        return remaining
 
     def cost(self, pull: Pull) -> int:
         """What ``pull`` spends of the budget: its count of team pulls (full feedback), or of
@@ -581,17 +586,7 @@ class Algorithm(ABC):
         >>> algorithm.n_pulls, algorithm.n_checks, algorithm.ask_blocks().counts.tolist()   # next check at 10
         (5, 1, [1, 1, 1, 1, 1])
         """
-        if not self.is_set_up:
-            self.setup()
-        if type(max_count) is not int and (isinstance(max_count, bool) or not isinstance(max_count, numbers.Integral)) \
-                or max_count < 1:
-            raise InvalidParameterError(f"max_count={max_count!r} must be an integer >= 1")
-        if self._stop_reason is not RUNNING:
-            raise ProtocolError(f"{self.label()} has stopped ({self.stop_reason}): call result()")
-        remaining = self.budget - self._told - self._outstanding
-        if remaining <= 0:
-            raise ProtocolError(
-                f"all budget={self.budget} pulls are handed out: tell (or abandon) the outstanding pulls first")
+        remaining = self._check_askable(max_count)
         planned = self._next_blocks(int(max_count))
         if planned is None:
             return None
