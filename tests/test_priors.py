@@ -213,7 +213,7 @@ def _coverage(prior_counts, answers_behind, runs=4000, seed=11):
     means = np.array([0.55, 0.5, 0.45, 0.5])
     n, rng, delta = len(means), np.random.default_rng(seed), 0.2
     algorithm = fb.ICB(fb.TopK(n, 1), delta=delta, noise_scale=0.5, support="cyclic", seed=0)
-    radius = algorithm.setup(prior=PriorObservations.from_accuracies(means * 0 + 1, [1] * n)).radius(0)
+    radius = algorithm.setup(prior=PriorObservations.from_accuracies(np.ones(n), [1] * n)).radius(0)
     held = 0
     for _ in range(runs):
         accuracy = rng.binomial(answers_behind, means) / answers_behind

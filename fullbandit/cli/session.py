@@ -15,7 +15,7 @@ from pathlib import Path
 
 from fullbandit import registry
 from fullbandit._validation import InvalidParameterError
-from fullbandit.datasets.crowd import load_long
+from fullbandit.cli.solve import graded_prior
 from fullbandit.priors import PriorObservations
 from fullbandit.sessions import Session
 
@@ -92,12 +92,7 @@ def read_prior(args, workers: list[str] | None) -> PriorObservations | None:
     names = workers if workers is not None else [str(i) for i in range(args.n or 0)]
     if args.prior_pulls is not None:
         return PriorObservations.read_export(args.prior_pulls, names)
-    table = load_long(args.prior_answers, args.prior_gold, name=Path(args.prior_answers).name)
-    prior = PriorObservations.from_table(table, workers=names)
-    if not prior.arms:
-        raise InvalidParameterError(f"--prior-answers {args.prior_answers}: none of its workers is a worker of "
-                                    "this session (names must match)")
-    return prior
+    return graded_prior(args.prior_answers, args.prior_gold, names, "this session")
 
 
 def run(args) -> int:

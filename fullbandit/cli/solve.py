@@ -442,16 +442,27 @@ def prior_from_files(args, table: CrowdTable) -> PriorObservations | None:
         if args.prior_gold is not None:
             raise InvalidParameterError("--prior-gold needs --prior-answers (the answers it grades)")
         return None
-    earlier = load_files(args.prior_answers, args.prior_gold, None, args.columns)
-    shared = sorted(set(earlier.task_ids) & set(table.task_ids))
+    return graded_prior(args.prior_answers, args.prior_gold, table.worker_ids, "--data", columns=args.columns,
+                        campaign_tasks=table.task_ids)
+
+
+def graded_prior(answers: str, gold: str | None, workers, whose: str, *, columns: str | None = None,
+                 campaign_tasks=()) -> PriorObservations:
+    """``--prior-answers`` graded against ``gold`` as a prior of ``workers`` (matched by name).
+
+    Refused when it shares a task with ``campaign_tasks`` (its answers would count twice) or
+    names none of ``workers``; ``whose`` names the campaign's workers in that message.
+    """
+    earlier = load_files(answers, gold, None, columns)
+    shared = sorted(set(earlier.task_ids) & set(campaign_tasks))
     if shared:
         raise InvalidParameterError(
-            f"--prior-answers {args.prior_answers} shares {len(shared)} task(s) with --data (e.g. {shared[0]!r}): "
+            f"--prior-answers {answers} shares {len(shared)} task(s) with {whose} (e.g. {shared[0]!r}): "
             "a prior must be an earlier, separate batch of tasks, or its answers would be counted twice")
-    prior = PriorObservations.from_table(earlier, workers=table.worker_ids)
+    prior = PriorObservations.from_table(earlier, workers=workers)
     if not prior.arms:
-        raise InvalidParameterError(f"--prior-answers {args.prior_answers}: none of its workers is among the "
-                                    "workers of --data (names must match)")
+        raise InvalidParameterError(f"--prior-answers {answers}: none of its workers is among the workers of "
+                                    f"{whose} (names must match)")
     return prior
 
 
