@@ -8,16 +8,27 @@ dense graph and min(n / 10, 1000) on the sparse ones.
 For each graph and step (networkx conversion, greedy peeling, FPK, and the networkx front
 end ``densest_k_subgraph(G, k)`` with its conversion) the time of the code before issue 13
 (benchmarks/_dks_reference.py, kept outside the package) and of the package now, as a
-ratio to ONE adjacency pass: ``W.sum(axis=1)`` on the same matrix. The networkx front end
-is also given as a ratio to one pass over networkx's adjacency (``G.degree(weight=...)``),
-the least any reader of ``G`` pays. On large sparse graphs "after" peels with the numba
-kernel when numba is installed (the ``fast`` extra), "after, numpy only" with its
-pure-numpy twin.
+ratio to ONE adjacency pass: ``W.sum(axis=1)`` on the same matrix. Every time is also
+given as a ratio to ONE READ of networkx's adjacency: every edge weight of ``G`` read
+once, from both endpoints, with C-level iterators into a numpy array and nothing else
+(:func:`networkx_read`), the least any code that takes a networkx graph pays
+(networkx's own ``G.degree(weight=...)`` is also timed, for scale). On large sparse
+graphs "after" peels and runs FPK's procedure 3 with the numba kernels when numba is
+installed (the ``fast`` extra), "after, numpy only" with their pure-numpy twins.
 FPK including conversion is conversion + FPK (not rerun). Times are the best of a few
 repeats, BLAS pinned to one thread.
 
-Targets (issue 13): peeling of a networkx graph, conversion included, within 20 adjacency
-passes on the dense graph and 50 on the sparse ones; FPK within 10x of peeling.
+Targets (issue 13), and what the table shows about them:
+
+* peeling of a networkx graph, conversion included, within 20 adjacency passes on the
+  dense graph and 50 on the sparse ones. Out of reach for ANY networkx front end:
+  one networkx read alone is 100-170 adjacency passes (CPython touches one dictionary
+  entry per stored edge end, numpy one float). Restated as: within 2 networkx reads; and,
+  for a matrix input, peeling within 20 / 50 adjacency passes.
+* FPK within 10x of peeling. Out of reach for FPK as defined: procedure 3 weighs one
+  proposal per vertex, ``n`` sets of ``k`` vertices, and reads the rows of each (about
+  ``n k d / 2`` entries for mean degree ``d``, against the ``m log n`` of peeling; the
+  ratio grows like ``k / log n``, in the hundreds at these ``k``). Reported, not targeted.
 
 Usage:
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_dks.py \\
@@ -33,6 +44,8 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import contextlib  # noqa: E402
+import itertools  # noqa: E402
+import operator  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -51,6 +64,7 @@ from fullbandit.dks.weights import graph_weights  # noqa: E402
 RESULTS = Path(__file__).resolve().parent / "results"
 TARGET_PASSES = {"dense": 20.0, "sparse": 50.0}
 TARGET_FPK_OVER_PEELING = 10.0
+TARGET_NETWORKX_READS = 2.0  # restated target, see the module docstring
 
 
 def best_of(function, repeats: int) -> float:
@@ -71,6 +85,12 @@ def numpy_only():
         yield
     finally:
         compiled.MIN_ENTRIES = saved
+
+
+def networkx_read(G, weight: str = "weight") -> np.ndarray:
+    """Every stored edge weight of ``G`` (both ends), read once into an array: the floor of any conversion."""
+    values = itertools.chain.from_iterable(map(operator.methodcaller("values"), G._adj.values()))
+    return np.fromiter(map(operator.itemgetter(weight), values), dtype=float, count=2 * G.number_of_edges())
 
 
 def _tiny_csr():
@@ -106,7 +126,8 @@ def measure(name: str, kind: str, G: nx.Graph, k: int, repeats: int, before_fpk:
                      "step": step, "implementation": implementation, "seconds": seconds})
 
     add("adjacency pass", "W.sum(axis=1)", best_of(lambda: W.sum(axis=1), 20))
-    add("networkx pass", "G.degree(weight)", best_of(lambda: dict(G.degree(weight="weight")), repeats))
+    add("networkx read", "C-level read of every weight", best_of(lambda: networkx_read(G), repeats))
+    add("networkx degrees", "G.degree(weight)", best_of(lambda: dict(G.degree(weight="weight")), repeats))
     add("conversion", "before", best_of(lambda: reference.graph_weights(G), repeats))
     add("conversion", "after", best_of(lambda: graph_weights(G), repeats))
     add("peeling", "before", best_of(lambda: reference.peel(old_matrix, k), repeats))
@@ -120,11 +141,12 @@ def measure(name: str, kind: str, G: nx.Graph, k: int, repeats: int, before_fpk:
         with numpy_only():
             add("peeling", "after, numpy only", best_of(lambda: peel.run(weights, k), repeats))
             add("peeling incl. conversion", "after, numpy only", best_of(lambda: densest_k_subgraph(G, k), repeats))
+            add("fpk", "after, numpy only", best_of(lambda: fpk.run(weights, k), slow))
     return rows
 
 
 def with_ratios(frame: pd.DataFrame) -> pd.DataFrame:
-    """Add FPK incl. conversion, and each time as passes of the matrix and of networkx's adjacency."""
+    """Add FPK incl. conversion, and each time as passes of the matrix and as reads of networkx's adjacency."""
     extra = []
     for (graph, implementation), group in frame[frame["step"] == "fpk"].groupby(["graph", "implementation"]):
         conversion = frame[(frame["graph"] == graph) & (frame["step"] == "conversion")
@@ -134,24 +156,40 @@ def with_ratios(frame: pd.DataFrame) -> pd.DataFrame:
                           "seconds": row["seconds"] + float(conversion["seconds"].iloc[0])})
     frame = pd.concat([frame, pd.DataFrame(extra)], ignore_index=True)
     baseline = frame[frame["step"] == "adjacency pass"].set_index("graph")["seconds"]
-    networkx = frame[frame["step"] == "networkx pass"].set_index("graph")["seconds"]
+    networkx = frame[frame["step"] == "networkx read"].set_index("graph")["seconds"]
     frame["passes"] = frame["seconds"] / frame["graph"].map(baseline)
-    frame["networkx passes"] = frame["seconds"] / frame["graph"].map(networkx)
+    frame["networkx reads"] = frame["seconds"] / frame["graph"].map(networkx)
     return frame
 
 
 def targets(frame: pd.DataFrame) -> pd.DataFrame:
-    """Whether each issue-13 target is met by "after" (the default path)."""
+    """Each issue-13 target (as issued and as restated, see the module docstring) against "after".
+
+    On the issue's graphs: the dense one and the largest sparse one (on small graphs one
+    adjacency pass takes microseconds, and fixed costs dominate any ratio to it).
+    """
     after = frame[frame["implementation"] == "after"].set_index(["graph", "step"])
     rows = []
-    for graph, kind in frame[["graph", "kind"]].drop_duplicates().itertuples(index=False):
-        peeling = after.loc[(graph, "peeling incl. conversion")]
-        rows.append({"graph": graph, "target": f"peeling of G incl. conversion <= {TARGET_PASSES[kind]:g} passes",
-                     "value": f"{peeling['passes']:.1f} passes ({peeling['networkx passes']:.2f} networkx passes)",
-                     "met": bool(peeling["passes"] <= TARGET_PASSES[kind])})
-        ratio = after.loc[(graph, "fpk"), "seconds"] / after.loc[(graph, "peeling"), "seconds"]
-        rows.append({"graph": graph, "target": f"FPK <= {TARGET_FPK_OVER_PEELING:g} x peeling (matrix)",
-                     "value": f"{ratio:.1f} x", "met": bool(ratio <= TARGET_FPK_OVER_PEELING)})
+
+    def add(graph: str, target: str, value: str, met: bool) -> None:
+        rows.append({"graph": graph, "target": target, "value": value, "met": met})
+
+    graphs = frame[["graph", "kind", "edges"]].drop_duplicates()
+    largest_sparse = graphs[graphs["kind"] == "sparse"]["edges"].max()
+    issued = graphs[(graphs["kind"] == "dense") | (graphs["edges"] == largest_sparse)]  # the issue's two graphs
+    for graph, kind in issued[["graph", "kind"]].itertuples(index=False):
+        limit = TARGET_PASSES[kind]
+        of_graph, of_matrix = after.loc[(graph, "peeling incl. conversion")], after.loc[(graph, "peeling")]
+        floor = frame[(frame["graph"] == graph) & (frame["step"] == "networkx read")]["passes"].iloc[0]
+        add(graph, f"as issued: peeling of G incl. conversion <= {limit:g} passes",
+            f"{of_graph['passes']:.1f} passes (reading G once: {floor:.1f})", bool(of_graph["passes"] <= limit))
+        add(graph, f"restated: peeling of G incl. conversion <= {TARGET_NETWORKX_READS:g} networkx reads",
+            f"{of_graph['networkx reads']:.2f} reads", bool(of_graph["networkx reads"] <= TARGET_NETWORKX_READS))
+        add(graph, f"restated: peeling of the matrix <= {limit:g} passes", f"{of_matrix['passes']:.1f} passes",
+            bool(of_matrix["passes"] <= limit))
+        ratio = after.loc[(graph, "fpk"), "seconds"] / of_matrix["seconds"]
+        add(graph, f"as issued: FPK <= {TARGET_FPK_OVER_PEELING:g} x peeling (matrix)", f"{ratio:.1f} x",
+            bool(ratio <= TARGET_FPK_OVER_PEELING))
     return pd.DataFrame(rows)
 
 
@@ -176,6 +214,9 @@ def plot(frame: pd.DataFrame, path: Path) -> None:
         kind = subset["kind"].iloc[0]
         axis.axhline(TARGET_PASSES[kind], color="#c0392b", linestyle="--", linewidth=1,
                      label=f"target: peeling of G <= {TARGET_PASSES[kind]:g}")
+        read = subset[subset["step"] == "networkx read"]["passes"]
+        axis.axhline(float(read.iloc[0]), color="#555555", linestyle=":", linewidth=1,
+                     label="one read of G (floor of any conversion)")
         axis.set_yscale("log")
         axis.set_xticks(np.arange(len(steps)), ["convert", "peel", "peel G", "FPK"])
         axis.set_title(graph, fontsize=9)
@@ -202,6 +243,7 @@ def main(argv=None):
         if compiled.available():  # load (or compile) the kernels once, outside every timing
             start = time.perf_counter()
             compiled.peel_sparse(*_tiny_csr(), np.zeros(2), 1)
+            compiled.two_walk_weights(*_tiny_csr(), 1)
             print(f"numba kernel loaded in {time.perf_counter() - start:.1f} s (compiled if the cache was cold)")
         n = args.dense_n
         graphs = [(f"complete n={n}", "dense", lambda: complete_graph(n, rng), n // 10)]

@@ -244,6 +244,29 @@ def test_two_walks_rows_do_not_depend_on_their_block_and_weigh_their_proposal(ki
             assert len(chosen) == k and whole[v] == pytest.approx(naive_weight(W.toarray(), chosen), rel=1e-12)
 
 
+@pytest.mark.parametrize("kind", ["binary", "integer", "decimal", "continuous", "tiny"])
+def test_two_walks_kernel_weighs_every_proposal_as_the_sparse_products_do(kind):
+    # bit for bit: the same sets (same selection rule) and the same sums (same order)
+    rng = np.random.default_rng(12)
+    for n, m in [(2, 1), (9, 12), (60, 150), (260, 1300)]:
+        W = random_sparse(rng, n, m, "continuous" if kind == "tiny" else kind)
+        if kind == "tiny":  # products underflow to 0: scipy drops them, the kernel keeps a 0
+            W = sp.csr_array(W * 1e-170)
+        scratch = np.zeros(n, dtype=bool), np.zeros(n)
+        for k in sorted({1, 2, 3, n // 4 + 1, n // 2, n - 1} & set(range(1, n))):  # k = n never gets here
+            expected = np.concatenate([fpk_module._two_walks_sparse_proposals(W, k, start, stop, scratch)[2]
+                                       for start, stop in fpk_module._row_blocks(W, k)])
+            got = compiled.two_walk_weights(W.indptr, W.indices, W.data, k)
+            assert np.array_equal(got, expected), (kind, n, k)
+
+
+def test_pairwise_sum_adds_in_numpy_order():
+    rng = np.random.default_rng(13)
+    for size in [0, 1, 7, 8, 9, 127, 128, 129, 255, 256, 257, 1000, 4099]:
+        values = rng.uniform(size=size) * 10.0 ** rng.uniform(-8, 8, size=size)  # rounding depends on order
+        assert compiled._pairwise_sum(values, 0, size) == values.sum()
+
+
 def test_the_front_end_switches_to_the_kernel_on_large_matrices_with_the_same_answer(monkeypatch):
     rng = np.random.default_rng(11)
     W = random_sparse(rng, 400, 2000, "integer")

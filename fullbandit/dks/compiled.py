@@ -17,8 +17,13 @@ Kernels:
   ``(degree, index)`` (twin: the ``heapq`` loop of :mod:`fullbandit.dks.peeling`); about
   10x faster on 10^5-10^6 edges (benchmarks/bench_dks.py).
 
-A kernel for procedure 3 of Feige-Peleg-Kortsarz was tried and left out: it gained only
-1.6x over the blocked sparse products of :mod:`fullbandit.dks.feige_peleg_kortsarz`.
+* :func:`two_walk_weights` — the weight of every proposal of procedure 3 of
+  Feige-Peleg-Kortsarz on a CSR matrix, one start vertex at a time with dense
+  accumulators (twin: the blocked sparse products of
+  :mod:`fullbandit.dks.feige_peleg_kortsarz`). It accumulates every entry over the rows of
+  the left factor in increasing order, as scipy's sparse product does, selects with the
+  same rule (:func:`_select`, the twin of ``_top``) and adds up with numpy's pairwise
+  summation (:func:`_pairwise_sum`), so the weights agree to the last bit.
 """
 
 from __future__ import annotations
@@ -28,12 +33,13 @@ import os
 
 import numpy as np
 
-__all__ = ["MIN_ENTRIES", "available", "use_for", "peel_sparse"]
+__all__ = ["MIN_ENTRIES", "available", "use_for", "peel_sparse", "two_walk_weights"]
 
 MIN_ENTRIES = 100_000
 """Stored entries from which the compiled kernels are used (when :func:`available`)."""
 
-_KERNELS = ("_before", "_sift_up", "_sift_down", "_peel_sparse")
+_KERNELS = ("_before", "_sift_up", "_sift_down", "_peel_sparse", "_block_sum", "_pairwise_sum", "_gathered_sum",
+            "_select", "_accumulate", "_clear", "_two_walk_weights")
 _compiled = False
 
 
@@ -139,3 +145,215 @@ def peel_sparse(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, degre
     if available():
         _compile()
     return _peel_sparse(indptr, indices, data, degree, k)
+
+
+# --- procedure 3 of Feige-Peleg-Kortsarz -----------------------------------------------------
+
+_RELATIVE_TIE = 1e-12  # as in fullbandit.dks.feige_peleg_kortsarz
+_PAIRWISE_BLOCK = 128  # numpy's PW_BLOCKSIZE
+
+
+def _block_sum(values, start, stop):
+    """numpy's sum of at most 128 values: 8 interleaved accumulators, then the rest in order."""
+    size = stop - start
+    if size < 8:
+        total = 0.0
+        for i in range(start, stop):
+            total += values[i]
+        return total
+    r0, r1, r2, r3 = values[start], values[start + 1], values[start + 2], values[start + 3]
+    r4, r5, r6, r7 = values[start + 4], values[start + 5], values[start + 6], values[start + 7]
+    i = start + 8
+    end = stop - size % 8
+    while i < end:
+        r0 += values[i]
+        r1 += values[i + 1]
+        r2 += values[i + 2]
+        r3 += values[i + 3]
+        r4 += values[i + 4]
+        r5 += values[i + 5]
+        r6 += values[i + 6]
+        r7 += values[i + 7]
+        i += 8
+    total = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < stop:
+        total += values[i]
+        i += 1
+    return total
+
+
+def _pairwise_sum(values, start, stop):
+    """``values[start:stop].sum()`` in numpy's order: halves (cut at a multiple of 8) down to blocks of 128.
+
+    numpy recurses; this walks the same tree with an explicit stack (numba compiles no
+    self-recursion here), adding each left half to its right half.
+    """
+    if stop - start <= _PAIRWISE_BLOCK:
+        return _block_sum(values, start, stop)
+    frames = np.empty((64, 3), dtype=np.int64)  # (start, stop, halves done); depth <= log2(size)
+    partial = np.empty(64)
+    depth, results = 1, 0
+    frames[0, 0], frames[0, 1], frames[0, 2] = start, stop, 0
+    while depth:
+        low, high, done = frames[depth - 1, 0], frames[depth - 1, 1], frames[depth - 1, 2]
+        if high - low <= _PAIRWISE_BLOCK:
+            partial[results] = _block_sum(values, low, high)
+            results += 1
+            depth -= 1
+            continue
+        half = (high - low) // 2
+        half -= half % 8
+        if done == 2:  # both halves summed: left + right
+            partial[results - 2] = partial[results - 2] + partial[results - 1]
+            results -= 1
+            depth -= 1
+            continue
+        frames[depth - 1, 2] = done + 1
+        child_low, child_high = (low, low + half) if done == 0 else (low + half, high)
+        frames[depth, 0], frames[depth, 1], frames[depth, 2] = child_low, child_high, 0
+        depth += 1
+    return partial[0]
+
+
+def _gathered_sum(lookup, vertices, buffer):
+    """``lookup[vertices].sum()`` as numpy computes it (``buffer``: scratch of length >= len(vertices))."""
+    for i in range(vertices.shape[0]):
+        buffer[i] = lookup[vertices[i]]
+    return _pairwise_sum(buffer, 0, vertices.shape[0])
+
+
+def _select(candidates, lookup, count, excluded, flags):
+    """The ``count`` allowed vertices of largest value, ties to the lowest index; sorted.
+
+    Twin of ``_top`` of :mod:`fullbandit.dks.feige_peleg_kortsarz`: ``lookup[c]`` is the
+    value of candidate ``c`` (every other vertex has value 0), vertices flagged in
+    ``excluded`` are not allowed, values within ``1e-12`` times the largest allowed value
+    of the threshold are tied. ``flags`` (all False, restored on return) is scratch.
+    """
+    if count <= 0:
+        return np.empty(0, dtype=np.int64)
+    allowed = np.empty(candidates.shape[0], dtype=np.int64)
+    size = 0
+    largest = 0.0
+    for i in range(candidates.shape[0]):
+        vertex = candidates[i]
+        if not excluded[vertex]:
+            allowed[size] = vertex
+            size += 1
+            largest = max(largest, lookup[vertex])
+    allowed = allowed[:size]
+    values = np.empty(size)
+    for i in range(size):
+        values[i] = lookup[allowed[i]]
+    tolerance = _RELATIVE_TIE * largest
+    threshold = np.partition(values, size - count)[size - count] if size >= count else 0.0
+    chosen = np.empty(count, dtype=np.int64)
+    found = 0
+    for i in range(size):
+        if values[i] > threshold + tolerance:
+            chosen[found] = allowed[i]
+            found += 1
+    sure = found
+    if threshold > tolerance:  # the tied vertices of lowest index complete the choice
+        tied = np.empty(size, dtype=np.int64)
+        ties = 0
+        for i in range(size):
+            if abs(values[i] - threshold) <= tolerance:
+                tied[ties] = allowed[i]
+                ties += 1
+        need = min(count - sure, ties)
+        if need < ties:  # the ``need`` lowest of them
+            tied[:ties] = np.partition(tied[:ties], need)
+        for i in range(need):
+            chosen[found] = tied[i]
+            found += 1
+    else:  # every allowed vertex outside the sure ones is tied: the lowest indices
+        for i in range(sure):
+            flags[chosen[i]] = True
+        vertex = 0
+        while found < count:
+            if not flags[vertex] and not excluded[vertex]:
+                chosen[found] = vertex
+                found += 1
+            vertex += 1
+        for i in range(sure):
+            flags[chosen[i]] = False
+    return np.sort(chosen[:found])
+
+
+def _accumulate(indptr, indices, data, rows, scale, only, sums, seen, touched):
+    """``sums[x] += scale[r] * W[rows[r], x]`` over ``r`` in order (``x`` flagged in ``only``, or every ``x``
+    when ``only`` is None); returns how many vertices it touched first (listed in ``touched``)."""
+    count = 0
+    for r in range(rows.shape[0]):
+        row = rows[r]
+        factor = scale[r]
+        for entry in range(indptr[row], indptr[row + 1]):
+            vertex = indices[entry]
+            if only is not None and not only[vertex]:
+                continue
+            if not seen[vertex]:
+                seen[vertex] = True
+                touched[count] = vertex
+                count += 1
+            sums[vertex] += factor * data[entry]
+    return count
+
+
+def _clear(sums, seen, touched, count):
+    for i in range(count):
+        sums[touched[i]] = 0.0
+        seen[touched[i]] = False
+
+
+def _two_walk_weights(indptr, indices, data, k, start, stop):
+    n = indptr.shape[0] - 1
+    half_up, half_down = (k + 1) // 2, k // 2
+    sums = np.zeros(n)
+    seen = np.zeros(n, dtype=np.bool_)
+    excluded = np.zeros(n, dtype=np.bool_)
+    flags = np.zeros(n, dtype=np.bool_)
+    touched = np.empty(n, dtype=np.int64)
+    buffer = np.empty(max(half_up, 1))
+    weights = np.empty(stop - start)
+    for v in range(start, stop):
+        # row v of W^2: row v of W times W, over the neighbours of v in increasing order
+        neighbours = indices[indptr[v]:indptr[v + 1]]
+        count = _accumulate(indptr, indices, data, neighbours, data[indptr[v]:indptr[v + 1]], None,
+                            sums, seen, touched)
+        near = _select(touched[:count], sums, half_up, excluded, flags)
+        _clear(sums, seen, touched, count)
+        # weight from every vertex into P_v (scipy multiplies by the indicator's 1.0)
+        ones = np.ones(near.shape[0])
+        count = _accumulate(indptr, indices, data, near, ones, None, sums, seen, touched)
+        for vertex in near:
+            excluded[vertex] = True
+        rest = _select(touched[:count], sums, half_down, excluded, flags)
+        for vertex in near:
+            excluded[vertex] = False
+        weight = _gathered_sum(sums, near, buffer) / 2.0 + _gathered_sum(sums, rest, buffer)
+        _clear(sums, seen, touched, count)
+        # weight inside B_v: only its own entries are read back
+        for vertex in rest:
+            flags[vertex] = True
+        count = _accumulate(indptr, indices, data, rest, ones[:rest.shape[0]], flags, sums, seen, touched)
+        for vertex in rest:
+            flags[vertex] = False
+        weights[v - start] = weight + _gathered_sum(sums, rest, buffer) / 2.0
+        _clear(sums, seen, touched, count)
+    return weights
+
+
+def two_walk_weights(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, k: int,
+                     start: int = 0, stop: int | None = None) -> np.ndarray:
+    """Weight of the procedure-3 proposal ``P_v | B_v`` of every start vertex ``v`` in ``start..stop-1``.
+
+    ``(indptr, indices, data)`` is a validated symmetric CSR matrix (sorted indices, no
+    stored zeros, no diagonal). The rules are those of
+    :func:`fullbandit.dks.feige_peleg_kortsarz.fpk_procedures`; the weights equal, bit for
+    bit, those of its blocked sparse products.
+    """
+    stop = indptr.shape[0] - 1 if stop is None else stop
+    if available():
+        _compile()
+    return _two_walk_weights(indptr, indices, data, k, start, stop)
