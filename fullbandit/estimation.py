@@ -378,6 +378,13 @@ class LeastSquaresEstimate:
     def __setattr__(self, name, value):
         raise AttributeError(f"LeastSquaresEstimate is read-only: cannot set {name!r}")
 
+    def __getstate__(self) -> dict:  # pickle and copy: the slots as they are
+        return {name: object.__getattribute__(self, name) for name in self.__slots__}
+
+    def __setstate__(self, state: dict) -> None:
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+
     def __repr__(self) -> str:
         return f"LeastSquaresEstimate(theta={self.theta!r}, pulls={self.pulls})"
 

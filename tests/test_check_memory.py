@@ -13,6 +13,8 @@ small ``n``, in units of ``n^2`` floats:
 
 from __future__ import annotations
 
+import copy
+import pickle
 import tracemalloc
 
 import numpy as np
@@ -60,6 +62,17 @@ def test_the_kept_check_re_forms_its_inverse_bit_for_bit(name):
     assert kept.gram_inverse is not kept.gram_inverse  # not held: formed on each read
     np.testing.assert_array_equal(kept.gram_inverse, fresh.gram_inverse)
     np.testing.assert_array_equal(kept.theta, fresh.theta)
+
+
+def test_estimates_pickle_and_copy_with_what_they_hold_or_re_form():
+    algorithm = _after_first_check("saqm")
+    for estimate in (algorithm.last_check.estimate, algorithm.stopping_check().estimate):  # released, held
+        for twin in (pickle.loads(pickle.dumps(estimate)), copy.deepcopy(estimate), copy.copy(estimate)):
+            for part in ("theta", "gram", "gram_inverse"):
+                np.testing.assert_array_equal(getattr(twin, part), getattr(estimate, part))
+            assert twin.pulls == estimate.pulls
+            with pytest.raises(AttributeError, match="read-only"):
+                twin.pulls = 0
 
 
 def test_an_inverse_that_cannot_be_re_formed_is_kept():
