@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import itertools
 import math
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
@@ -315,16 +317,19 @@ def confidence_radius(t: int, delta: float, noise_scale: float, n_directions: in
     return noise_scale * math.sqrt(2.0 * log_term)
 
 
-@dataclass(frozen=True)
 class LeastSquaresEstimate:
-    """``theta_hat = A^-1 b`` with the Gram matrix ``A`` and its inverse ``A^-1``.
+    """``theta_hat = A^-1 b`` with the Gram matrix ``A`` and its inverse ``A^-1`` (read-only).
 
     Parameters
     ----------
     theta : numpy.ndarray of shape (n,)
         The estimate ``theta_hat``.
-    gram : numpy.ndarray of shape (n, n)
-        ``A = sum_s x_s x_s^T`` over the pulls.
+    gram : numpy.ndarray of shape (n, n), or a function returning it
+        ``A = sum_s x_s x_s^T`` over the pulls. A function is called each time :attr:`gram`
+        is read, and nothing holds its result in between: at whole passes of a uniform
+        design ``A = q X^T X``, which no stopping rule reads, so
+        :meth:`StaticDesign.estimate` forms it only on demand rather than keeping a scaled
+        copy of the support's ``X^T X`` with every check (8 MB at ``n = 1000``).
     gram_inverse : numpy.ndarray of shape (n, n)
         ``A^-1`` (exactly symmetric).
     pulls : int
@@ -333,6 +338,10 @@ class LeastSquaresEstimate:
         The eigenvalues of ``A^-1`` (and ``lambda_max(P A^-1 P)``), computed at most once and
         shared by every bound of the check (default: computed from ``gram_inverse`` when
         first asked for).
+    reform_inverse : callable, optional
+        A function that forms ``gram_inverse`` again, bit for bit (at whole passes
+        ``(X^T X)^-1 / q`` from the support's inverse): :meth:`release_inverse` may then let
+        the array go.
 
     Examples
     --------
@@ -344,17 +353,75 @@ class LeastSquaresEstimate:
     0.816496580928
     >>> estimate.spectrum.eigenvalues().round(12).tolist()
     [0.333333333333, 1.0]
+    >>> formed = LeastSquaresEstimate(np.zeros(2), lambda: 3.0 * gram, np.linalg.inv(3.0 * gram), pulls=9)
+    >>> formed.gram.tolist()   # formed when read
+    [[6.0, 3.0], [3.0, 6.0]]
     """
 
-    theta: np.ndarray
-    gram: np.ndarray
-    gram_inverse: np.ndarray
-    pulls: int
-    spectrum: InverseSpectrum = field(default=None, compare=False, repr=False)  # type: ignore[assignment]
+    __slots__ = ("theta", "_gram", "_gram_inverse", "_reform_inverse", "pulls", "spectrum")
 
-    def __post_init__(self):
-        if self.spectrum is None:
-            object.__setattr__(self, "spectrum", InverseSpectrum(self.gram_inverse))
+    theta: np.ndarray
+    pulls: int
+    spectrum: InverseSpectrum
+    _gram: np.ndarray | Callable[[], np.ndarray]
+    _gram_inverse: np.ndarray | None
+    _reform_inverse: Callable[[], np.ndarray] | None
+
+    def __init__(self, theta: np.ndarray, gram: np.ndarray | Callable[[], np.ndarray], gram_inverse: np.ndarray,
+                 pulls: int, spectrum: InverseSpectrum | None = None, *,
+                 reform_inverse: Callable[[], np.ndarray] | None = None):
+        for name, value in (("theta", theta), ("_gram", gram), ("_gram_inverse", gram_inverse), ("pulls", pulls),
+                            ("spectrum", InverseSpectrum(gram_inverse) if spectrum is None else spectrum),
+                            ("_reform_inverse", reform_inverse)):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"LeastSquaresEstimate is read-only: cannot set {name!r}")
+
+    def __getstate__(self) -> dict:  # pickle and copy: the slots as they are
+        return {name: object.__getattribute__(self, name) for name in self.__slots__}
+
+    def __setstate__(self, state: dict) -> None:
+        for name, value in state.items():
+            object.__setattr__(self, name, value)
+
+    def __repr__(self) -> str:
+        return f"LeastSquaresEstimate(theta={self.theta!r}, pulls={self.pulls})"
+
+    @property
+    def gram(self) -> np.ndarray:
+        """``A`` (formed now when the estimate was given a function for it)."""
+        return self._gram() if callable(self._gram) else self._gram
+
+    @property
+    def gram_inverse(self) -> np.ndarray:
+        """``A^-1`` (formed again, with the same values, after :meth:`release_inverse`)."""
+        if self._gram_inverse is None:
+            assert self._reform_inverse is not None  # released only when it can be formed again
+            return self._reform_inverse()
+        return self._gram_inverse
+
+    def release_inverse(self) -> None:
+        """Stop holding ``A^-1`` when it can be formed again (``reform_inverse``); otherwise nothing.
+
+        An algorithm keeps its last stopping check; at ``n = 1000`` its ``A^-1`` is 8 MB that
+        would stay alive through the next check. Reading :attr:`gram_inverse` afterwards forms
+        it anew, equal bit for bit.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fullbandit.estimation import LeastSquaresEstimate
+        >>> base = np.array([[2.0, -1.0], [-1.0, 2.0]])
+        >>> estimate = LeastSquaresEstimate(np.zeros(2), np.eye(2), 0.5 * base, pulls=4,
+        ...                                 reform_inverse=lambda: 0.5 * base)
+        >>> before = estimate.gram_inverse
+        >>> estimate.release_inverse()
+        >>> estimate.gram_inverse is before, np.array_equal(estimate.gram_inverse, before)
+        (False, True)
+        """
+        if self._reform_inverse is not None:
+            object.__setattr__(self, "_gram_inverse", None)
 
     def width(self, x) -> float:
         """``||x||_{A^-1}``: the standard error of ``x . theta_hat`` in units of the noise scale.
@@ -751,15 +818,19 @@ class StaticDesign:
         >>> estimate.theta.round(12).tolist(), estimate.gram.tolist(), estimate.pulls
         ([1.5, 1.0], [[2.0, 0.0], [0.0, 1.0]], 3)
         """
-        gram = self.gram()
         b = self.incidence.transpose_times(self.reward_sums) + self.prior_vector
         counts = self.counts
         whole_passes = counts.size and counts[0] > 0 and counts.min() == counts.max() and not self.prior_gram.any()
+        gram: np.ndarray | Callable[[], np.ndarray]
+        reform: Callable[[], np.ndarray] | None = None
         try:
             if whole_passes:  # A = q X^T X: A^-1 = (X^T X)^-1 / q, with the support's spectrum scaled
                 spectrum = self._inverse_of_support().scaled(1.0 / float(counts[0]))
-                inverse = spectrum.factor * spectrum.base
+                reform = partial(np.multiply, spectrum.factor, spectrum.base)
+                inverse = reform()
+                gram = partial(np.multiply, float(counts[0]), self.support_gram())  # as gram(): formed when read
             else:
+                gram = self.gram()
                 inverse = cholesky_inverse(gram)
                 spectrum = InverseSpectrum(inverse)
         except SingularMatrixError:
@@ -768,7 +839,7 @@ class StaticDesign:
                 "identifiable; pull every support member once with a support that spans R^n") from None
         theta = inverse @ b
         return LeastSquaresEstimate(theta=theta, gram=gram, gram_inverse=inverse, pulls=self.pulls,
-                                    spectrum=spectrum)
+                                    spectrum=spectrum, reform_inverse=reform)
 
 
 def _NO_PRIOR_GRAM(n: int) -> np.ndarray:

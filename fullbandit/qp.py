@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from fullbandit._validation import InvalidParameterError, check_int, check_k
-from fullbandit.dks import get_oracle
+from fullbandit.dks import check_weight_matrix, get_oracle
 from fullbandit.enumeration import ENUMERATION_LIMIT, indicator_rows, subset_chunks
 
 
@@ -295,7 +295,7 @@ def approximate_qp(Q, k: int, oracle: str = "peeling", eigenvalues=None, *, vali
         weight = 0.0
     else:
         W = dks_weights(Q)
-        subset = tuple(int(i) for i in chosen.solve(W, k))
+        subset = tuple(int(i) for i in chosen.solve(check_weight_matrix(W, owned=True), k))  # W is ours: no copy
         ratio = chosen.proven_ratio(n, k)
         weight = float(W[np.ix_(subset, subset)].sum() / 2.0)
     return QPSolution(subset=subset, value=quadratic_value(Q, subset), dks_weight=weight,

@@ -75,7 +75,7 @@ def cholesky_inverse(gram: np.ndarray) -> np.ndarray:
         raise SingularMatrixError("the matrix is singular or not positive definite")
     for column in range(inverse.shape[0] - 1):  # mirror the lower triangle in place (no n x n temporaries)
         inverse[column, column + 1:] = inverse[column + 1:, column]
-    return np.ascontiguousarray(inverse)
+    return inverse.T  # potri's result is Fortran-ordered; exactly symmetric, its transpose is it in C order
 
 
 def centred_lambda_max(matrix: np.ndarray) -> float:

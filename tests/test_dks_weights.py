@@ -88,6 +88,30 @@ def test_one_rule_refuses_the_same_matrices_with_the_same_message(fmt, W, error,
         check_weight_matrix(FORMATS[fmt](np.array(W)))
 
 
+def test_an_owned_matrix_is_checked_in_place_by_the_same_rule():
+    W = random_weights(np.random.default_rng(3), 9, "continuous") + np.diag(np.arange(9.0))
+    copied = check_weight_matrix(W.copy())
+    owned = W.copy()
+    weights = check_weight_matrix(owned, owned=True)
+    assert weights.matrix is owned and not owned.flags.writeable  # no second n x n array
+    assert np.array_equal(weights.matrix, copied.matrix)  # the copying path's result, bit for bit
+    for given in (W.astype(np.float32), np.asfortranarray(W), W.copy().tolist()):  # not ours to write: copied
+        assert check_weight_matrix(given, owned=True).matrix is not given
+    for bad, pattern in ((-1.0, "non-negative"), (np.nan, "finite")):
+        entries = W.copy()
+        entries[2, 5] = entries[5, 2] = bad
+        with pytest.raises(InvalidParameterError, match=rf"W must be {pattern} off the diagonal, got W\[2, 5\]"):
+            check_weight_matrix(entries, owned=True)
+    asymmetric = W.copy()
+    asymmetric[0, 1] += 1.0
+    with pytest.raises(InvalidParameterError, match=r"W must be symmetric"):
+        check_weight_matrix(asymmetric, owned=True)
+    nearly = W.copy()
+    nearly[0, 1] *= 1 + 0.1 * SYMMETRY_TOLERANCE
+    averaged = check_weight_matrix(nearly, owned=True).matrix
+    assert averaged[0, 1] == averaged[1, 0]  # averaged into a new array, exactly symmetric
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_the_diagonal_is_ignored_whatever_it_holds(fmt):
     W = np.array([[np.nan, 1.0], [1.0, -np.inf]])

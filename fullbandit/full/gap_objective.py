@@ -16,7 +16,7 @@ from typing import NamedTuple
 import numpy as np
 
 from fullbandit._validation import InvalidParameterError
-from fullbandit.dks import get_oracle
+from fullbandit.dks import check_weight_matrix, get_oracle
 from fullbandit.enumeration import ENUMERATION_LIMIT, indicator_rows, subset_chunks
 from fullbandit.problem import DecisionClass, TopK
 from fullbandit.qp import pair_weights, positive_row_sums, top_sum
@@ -452,7 +452,7 @@ class GapSearch:
         if self.k == 1:
             return (int(np.argmax(scale * self._diagonal + linear)),)
         W = pair_weights(self.Q, scale, (scale * self._diagonal + linear + shift) / 2.0)
-        return tuple(int(i) for i in get_oracle(oracle).solve(W, self.k))
+        return tuple(int(i) for i in get_oracle(oracle).solve(check_weight_matrix(W, owned=True), self.k))
 
 
 class SurrogateBound:
