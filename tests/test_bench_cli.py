@@ -1,5 +1,6 @@
 """`fullbandit bench`: unusable output folders are refused up front; a killed bench leaves no workers behind."""
 
+import contextlib
 import importlib.util
 import os
 import signal
@@ -76,8 +77,14 @@ def test_out_with_a_folder_in_place_of_the_csv_is_refused(tmp_path, capsys, no_r
 # --- a killed bench --------------------------------------------------------------------------
 
 # A bench of a toy suite whose runs each take 0.2 s: long enough to be in flight when the
-# signal comes; 2 x 500 runs are far more than the test waits for.
+# signal comes; 2 x RUNS runs (argv[2]) are far more than the test waits for. It can send
+# itself one Ctrl-C (to its whole process group, as a terminal does) at a chosen moment,
+# BENCH_CTRL_C_AT (environment, which the spawned workers inherit):
+#   pool-start     just after the first worker process is started, the pool half built;
+#   worker-import  from a worker still importing this file, before it has set any handler;
+#   mid-run        from a worker in the middle of the first run.
 SLOW_BENCH = '''
+import os
 import signal
 import sys
 import time
@@ -88,9 +95,23 @@ import fullbandit as fb
 from fullbandit.cli import main
 from fullbandit.experiments import Factory, Grid, Instance, suites
 
+MOMENT = os.environ.get("BENCH_CTRL_C_AT", "")
+
+
+def ctrl_c_once(moment):
+    if moment != MOMENT:
+        return
+    try:  # the first process to create the file sends it, no other
+        os.close(os.open(os.environ["BENCH_CTRL_C_ONCE"], os.O_CREAT | os.O_EXCL))
+    except FileExistsError:
+        return
+    os.killpg(0, signal.SIGINT)
+
 
 def slow_instance(rng, n):
-    time.sleep(0.2)
+    time.sleep(0.1)
+    ctrl_c_once("mid-run")
+    time.sleep(0.1)
     return Instance(fb.TopK(n, 1), fb.GaussianSum(np.linspace(0.0, 1.0, n), sigma=0.1, seed=rng))
 
 
@@ -102,15 +123,29 @@ def build(runs):
     return Grid({"saqm": Factory(saqm)}, {"slow": Factory(slow_instance, {"n": [3, 4]})}, seeds=runs)
 
 
+if __name__ == "__mp_main__":  # a spawned worker importing this file
+    ctrl_c_once("worker-import")
+
 if __name__ == "__main__":
     # A terminal's foreground job has the default Ctrl-C handler; a test suite started in the
     # background by a non-interactive shell runs with SIGINT ignored, which its children inherit.
-    # Only here: the spawned workers import this file again, and must keep SIGINT ignored.
+    # Only here: the spawned workers import this file again, and must not be given a handler.
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    if MOMENT == "pool-start":
+        from multiprocessing.context import SpawnProcess
+        start = SpawnProcess.start
+
+        def start_then_ctrl_c(process):
+            start(process)
+            ctrl_c_once("pool-start")
+        SpawnProcess.start = start_then_ctrl_c
     suites.get_suite("dks")  # registers the built-in suites
     suites.SUITES["slow"] = suites.Suite("slow", "toy runs of 0.2 s", build, lambda frame, path: None, 500)
-    sys.exit(main(["bench", "slow", "--jobs", "2", "--out", sys.argv[1], "--no-progress"]))
+    sys.exit(main(["bench", "slow", "--jobs", "2", "--runs", sys.argv[2], "--out", sys.argv[1],
+                   "--no-progress"]))
 '''
+# Runs per cell: a bench that missed its signal ends by itself within seconds (and fails the test).
+RUNS = 40
 
 
 def _process_table() -> dict[int, tuple[int, bool]]:
@@ -144,6 +179,18 @@ def _descendants(pid: int) -> set[int]:
     return found
 
 
+def _group(pgid: int) -> set[int]:
+    """Live processes of process group ``pgid``: the bench and its workers, orphaned or not."""
+    members = set()
+    for pid, (_, alive) in _process_table().items():
+        try:
+            if alive and os.getpgid(pid) == pgid:
+                members.add(pid)
+        except OSError:  # ended while we looked
+            pass
+    return members
+
+
 def _alive(pids: set[int]) -> set[int]:
     table = _process_table()
     return {pid for pid in pids if table.get(pid, (0, False))[1]}
@@ -166,44 +213,46 @@ def _wait_until(condition, timeout: float, what: str):
     raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
-@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and process groups")
-@pytest.mark.skipif(not Path("/proc").is_dir() and importlib.util.find_spec("psutil") is None,
-                    reason="needs psutil or /proc to see the worker processes")
-@pytest.mark.parametrize("how, status", [("ctrl-c", 130), ("sigterm", 143)])
-def test_a_killed_bench_stops_its_workers_and_keeps_a_resumable_csv(tmp_path, how, status):
+def _interrupt_bench(tmp_path: Path, moment: str, how: str) -> tuple[int, str, Path]:
+    """Run the slow bench, interrupt it at ``moment`` by ``how``; its exit status, stderr and CSV.
+
+    Fails unless the whole process group (bench and workers) has ended soon after.
+    """
     script = tmp_path / "slow_bench.py"
     script.write_text(SLOW_BENCH)
     csv = tmp_path / "out" / "slow.csv"
+    environment = {**os.environ, "BENCH_CTRL_C_AT": moment, "BENCH_CTRL_C_ONCE": str(tmp_path / "ctrl-c-sent")}
     # A session of its own, so that "Ctrl-C" can signal the whole group as a terminal does.
-    bench = subprocess.Popen([sys.executable, str(script), str(tmp_path / "out")], stdout=subprocess.PIPE,
-                             stderr=subprocess.PIPE, text=True, start_new_session=True)
-    workers: set[int] = set()
+    bench = subprocess.Popen([sys.executable, str(script), str(tmp_path / "out"), str(RUNS)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+                             env=environment)
     try:
-        workers = _wait_until(lambda: _data_rows(csv) >= 2 and _descendants(bench.pid), 60,
-                              "two finished runs")
-        assert len(workers) >= 2  # the two workers (and the resource tracker)
-        if how == "ctrl-c":
-            os.killpg(bench.pid, signal.SIGINT)
-        else:
-            bench.send_signal(signal.SIGTERM)
+        if moment == "after-rows":
+            workers = _wait_until(lambda: _data_rows(csv) >= 2 and _descendants(bench.pid), 60,
+                                  "two finished runs")
+            assert len(workers) >= 2  # the two workers (and the resource tracker)
+            if how == "ctrl-c":
+                os.killpg(bench.pid, signal.SIGINT)
+            else:
+                bench.send_signal(signal.SIGTERM)
         _, err = bench.communicate(timeout=120)  # generous: a loaded 2-core machine is slow to tear down
-        assert bench.returncode == status, err
-        assert "Traceback" not in err
         # Shutting the workers down takes a moment; before the fix they ran on for good after SIGTERM.
-        _wait_until(lambda: not _alive(workers), 10, "the workers to end")
+        _wait_until(lambda: not _group(bench.pid), 10, "the workers to end")
     finally:  # never leave processes behind, even when the test fails
         if bench.poll() is None:
             bench.kill()
             bench.wait()
-        for pid in _alive(workers):
-            os.kill(pid, signal.SIGKILL)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(bench.pid, signal.SIGKILL)
+    return bench.returncode, err, csv
 
-    # Every stored row is whole, and a rerun resumes: only the missing runs are made.
+
+def _assert_resumable(csv: Path, script: Path) -> set[str]:
+    """Every stored row is whole, and a rerun makes only the missing runs; the keys stored before it."""
     header = csv.read_text().splitlines()[0].split(",")
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # not even a cut last line
         stored = ResultStore(csv, header).finished_keys()
-    assert len(stored) >= 2
     spec = importlib.util.spec_from_file_location("slow_bench", script)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -213,3 +262,51 @@ def test_a_killed_bench_stops_its_workers_and_keeps_a_resumable_csv(tmp_path, ho
     expected = stored | {cell.key for cell in grid.cells()}
     assert ResultStore(csv, header).finished_keys() == expected
     assert _data_rows(csv) == len(expected)  # nothing written twice
+    return stored
+
+
+def _check_interrupted_bench(tmp_path: Path, moment: str, how: str) -> None:
+    status, err, csv = _interrupt_bench(tmp_path, moment, how)
+    if how == "ctrl-c":  # one line, as a shell reports a job ended by Ctrl-C, and nothing else
+        assert (status, err.strip()) == (130, "fullbandit: interrupted"), err
+    else:  # SIGTERM ends it silently, with the status a shell gives a job ended by SIGTERM
+        assert (status, err.strip()) == (143, ""), err
+    stored = _assert_resumable(csv, tmp_path / "slow_bench.py")
+    if moment == "after-rows":
+        assert len(stored) >= 2
+    assert len(stored) < 2 * RUNS  # stopped early, not run to the end
+
+
+POSIX_GROUPS = [
+    pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals and process groups"),
+    pytest.mark.skipif(not Path("/proc").is_dir() and importlib.util.find_spec("psutil") is None,
+                       reason="needs psutil or /proc to see the worker processes"),
+]
+# Ctrl-C while the pool is half built (the main process used to ignore it and run on), and
+# once runs are being stored; the slow test adds the other moments.
+MOMENTS = [("pool-start", "ctrl-c"), ("after-rows", "ctrl-c"), ("after-rows", "sigterm")]
+
+
+@pytest.mark.parametrize("moment, how", MOMENTS, ids=["-".join(case) for case in MOMENTS])
+@POSIX_GROUPS[0]
+@POSIX_GROUPS[1]
+def test_a_killed_bench_stops_its_workers_and_keeps_a_resumable_csv(tmp_path, moment, how):
+    _check_interrupted_bench(tmp_path, moment, how)
+
+
+@pytest.mark.slow
+@POSIX_GROUPS[0]
+@POSIX_GROUPS[1]
+def test_a_killed_bench_is_clean_at_every_moment_under_load(tmp_path):
+    """Every moment, mid-run too, five times each while two processes keep both cores of a small machine busy."""
+    hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        for attempt in range(5):
+            for moment, how in [*MOMENTS, ("worker-import", "ctrl-c"), ("mid-run", "ctrl-c")]:
+                folder = tmp_path / f"{moment}-{how}-{attempt}"
+                folder.mkdir()
+                _check_interrupted_bench(folder, moment, how)
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()

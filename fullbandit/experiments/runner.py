@@ -8,7 +8,6 @@ the results file stays valid, and running the grid again resumes where it stoppe
 from __future__ import annotations
 
 import contextlib
-import signal
 import threading
 from collections import defaultdict
 from collections.abc import Generator
@@ -21,6 +20,7 @@ from tqdm.auto import tqdm
 from fullbandit._validation import InvalidParameterError, check_choice, check_int
 from fullbandit.experiments.evaluations import METRICS_COLUMN, Evaluation
 from fullbandit.experiments.grid import Cell, Factory, Grid
+from fullbandit.experiments.interrupts import interrupts_deferred, sigterm_unwinds, worker_ignores_sigint
 from fullbandit.experiments.store import ResultStore, expand_metrics, field_text, value_kind
 
 __all__ = ["BACKENDS", "run_cell", "run_grid"]
@@ -120,36 +120,45 @@ def _run_task(task) -> dict:
     return run_cell(*task)
 
 
+def _start_worker() -> None:
+    """Pool initializer: what a worker does before its first run."""
+    worker_ignores_sigint()  # first: Ctrl-C is held blocked only until this point
+    # tqdm's default lock is a named semaphore shared between processes, which a terminated
+    # worker never gets to release: the resource tracker then warns of leaked semaphores.
+    # A worker's bars are never shown (progress=False), so a lock of its own is enough.
+    tqdm.set_lock(threading.RLock())
+
+
 def _execute_processes(tasks, jobs: int) -> Generator[dict, None, None]:
     """Rows of ``tasks`` from ``jobs`` local worker processes, in completion order.
 
-    The workers are started with SIGINT ignored (an ignored signal stays ignored across
-    exec, and Python then leaves it so): a terminal's Ctrl-C reaches the whole process
-    group, and only the main process acts on it, by terminating the pool here, instead of
-    every worker printing a traceback of its own. Interrupted, failed or closed early, the
-    pool is terminated rather than left to finish abandoned runs.
+    A terminal's Ctrl-C reaches the whole process group; only the main process acts on
+    it, by terminating the pool here, and the workers ignore it from their first
+    instruction on (see :mod:`fullbandit.experiments.interrupts`). Interrupted, failed or
+    closed early, the pool is terminated rather than left to finish abandoned runs.
     """
     import multiprocessing
-    import threading
+    from multiprocessing import resource_tracker
 
     context = multiprocessing.get_context("spawn")
-    in_main_thread = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if in_main_thread else None
-    try:
-        pool = context.Pool(processes=jobs)  # starts the workers now, with SIGINT ignored
-    finally:
-        if in_main_thread:
-            signal.signal(signal.SIGINT, previous)
+    # The pool's first lock would start the tracker, which unblocks SIGINT in this thread as
+    # it does so: started beforehand, it cannot undo the blocked SIGINT the workers inherit.
+    resource_tracker.ensure_running()
+    pool = None
     finished = False
     try:
+        with interrupts_deferred():
+            pool = context.Pool(processes=jobs, initializer=_start_worker)
         yield from pool.imap_unordered(_run_task, tasks)
         finished = True
     finally:
-        if finished:
-            pool.close()
-        else:
-            pool.terminate()
-        pool.join()
+        if pool is not None:
+            with interrupts_deferred():  # a second Ctrl-C must not leave the workers running
+                if finished:
+                    pool.close()
+                else:
+                    pool.terminate()
+                pool.join()
 
 
 def _execute(grid: Grid, cells: list[Cell], backend: str, jobs: int, scheduler) -> Generator[dict, None, None]:
@@ -182,29 +191,6 @@ def _execute_dask(tasks, scheduler) -> Generator[dict, None, None]:
     finally:
         if client is not scheduler:
             client.close()
-
-
-def _exit_on_signal(signum, frame):
-    raise SystemExit(128 + signum)  # the shell's status for a process ended by that signal
-
-
-@contextlib.contextmanager
-def _sigterm_unwinds():
-    """While the block runs, SIGTERM raises SystemExit in the main thread instead of ending the process.
-
-    Python's default action ends the process on the spot, leaving the worker processes running;
-    unwinding lets the backend shut them down. A handler installed by someone else is left
-    alone, and so is every thread but the main one (only it may set handlers).
-    """
-    if (threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
-        yield
-        return
-    signal.signal(signal.SIGTERM, _exit_on_signal)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 def run_grid(grid: Grid, *, backend: str = "sequential", jobs: int = 2, scheduler=None, out=None,
@@ -277,7 +263,7 @@ def run_grid(grid: Grid, *, backend: str = "sequential", jobs: int = 2, schedule
                disable=progress is False, leave=False, dynamic_ncols=True)
     # closing(): when the loop ends early (Ctrl-C or a full disk between two rows), the
     # generator is closed at once, not when garbage-collected, and the backend stops its workers.
-    with _sigterm_unwinds(), contextlib.closing(_execute(grid, pending, backend, jobs, scheduler)) as results:
+    with sigterm_unwinds(), contextlib.closing(_execute(grid, pending, backend, jobs, scheduler)) as results:
         try:
             for row in results:
                 if store is not None:
