@@ -3,36 +3,41 @@
 Reference implementation of Kuroki, Xu, Miyauchi, Honda, Sugiyama, "Polynomial-time
 algorithms for multiple-arm identification with full-bandit feedback", Neural
 Computation 32(9), 2020, with its baselines.
+
+The names below are imported on first use (PEP 562), so ``import fullbandit`` is quick
+and the ``fullbandit`` command can turn a Ctrl-C during start-up into a clean exit.
 """
 
-from importlib.metadata import PackageNotFoundError, version
+from __future__ import annotations
 
-from fullbandit import registry
-from fullbandit._validation import InvalidParameterError
-from fullbandit.base import Algorithm, ProtocolError, Pull, StoppingCheck
-from fullbandit.driver import run
-from fullbandit.environments import (
-    BernoulliTeam,
-    Categorical,
-    Environment,
-    GaussianArms,
-    GaussianSum,
-    Replay,
-    SparseReplay,
-)
-from fullbandit.estimation import SingularDesignError, confidence_radius
-from fullbandit.full import ICB, SAFOA, SAQM, Exhaustive, PhasedSwap, SwapBound
-from fullbandit.lower_bound import LowerBound, lower_bound
-from fullbandit.problem import DecisionClass, PartitionMatroid, Thresholding, TopK
-from fullbandit.result import Result, StopReason
-from fullbandit.state import StateError
+import importlib
+from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING
 
 try:
     __version__ = version("fullbandit")
 except PackageNotFoundError:  # running from a source tree that was never installed
     __version__ = "0+unknown"
 
-load = Algorithm.load
+_HOMES = {
+    "run": "fullbandit.driver",
+    "registry": None,  # a sub-module
+    "lower_bound": "fullbandit.lower_bound", "LowerBound": "fullbandit.lower_bound",
+    "Algorithm": "fullbandit.base", "Pull": "fullbandit.base", "StoppingCheck": "fullbandit.base",
+    "ProtocolError": "fullbandit.base",
+    "StopReason": "fullbandit.result", "Result": "fullbandit.result",
+    "SAQM": "fullbandit.full", "SAFOA": "fullbandit.full", "ICB": "fullbandit.full", "Exhaustive": "fullbandit.full",
+    "SwapBound": "fullbandit.full", "PhasedSwap": "fullbandit.full",
+    "TopK": "fullbandit.problem", "PartitionMatroid": "fullbandit.problem", "Thresholding": "fullbandit.problem",
+    "DecisionClass": "fullbandit.problem",
+    "Environment": "fullbandit.environments", "GaussianSum": "fullbandit.environments",
+    "GaussianArms": "fullbandit.environments", "BernoulliTeam": "fullbandit.environments",
+    "Replay": "fullbandit.environments", "Categorical": "fullbandit.environments",
+    "SparseReplay": "fullbandit.environments",
+    "confidence_radius": "fullbandit.estimation", "SingularDesignError": "fullbandit.estimation",
+    "InvalidParameterError": "fullbandit._validation",
+    "StateError": "fullbandit.state",
+}
 
 __all__ = [
     "run", "load", "registry", "lower_bound", "LowerBound", "Algorithm", "Pull", "StoppingCheck", "StopReason",
@@ -42,3 +47,43 @@ __all__ = [
     "confidence_radius",
     "InvalidParameterError", "SingularDesignError", "ProtocolError", "StateError", "__version__",
 ]
+
+if TYPE_CHECKING:  # what the lazy names are, for type checkers
+    from fullbandit import registry
+    from fullbandit._validation import InvalidParameterError
+    from fullbandit.base import Algorithm, ProtocolError, Pull, StoppingCheck
+    from fullbandit.driver import run
+    from fullbandit.environments import (
+        BernoulliTeam,
+        Categorical,
+        Environment,
+        GaussianArms,
+        GaussianSum,
+        Replay,
+        SparseReplay,
+    )
+    from fullbandit.estimation import SingularDesignError, confidence_radius
+    from fullbandit.full import ICB, SAFOA, SAQM, Exhaustive, PhasedSwap, SwapBound
+    from fullbandit.lower_bound import LowerBound, lower_bound
+    from fullbandit.problem import DecisionClass, PartitionMatroid, Thresholding, TopK
+    from fullbandit.result import Result, StopReason
+    from fullbandit.state import StateError
+
+    load = Algorithm.load
+
+
+def __getattr__(name: str):
+    if name == "load":
+        value = __getattr__("Algorithm").load
+    elif name in _HOMES:
+        home = _HOMES[name]
+        value = importlib.import_module(f"fullbandit.{name}") if home is None else getattr(
+            importlib.import_module(home), name)
+    else:
+        raise AttributeError(f"module 'fullbandit' has no attribute {name!r}")
+    globals()[name] = value  # later look-ups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -1,5 +1,5 @@
 import sys
 
-from fullbandit.cli import main
+from fullbandit._launch import main
 
 sys.exit(main())

@@ -10,12 +10,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+from fullbandit._launch import EXIT_INTERRUPTED
 from fullbandit._validation import InvalidParameterError
 from fullbandit.cli import bench, dks, plan, session, solve
 
 COMMANDS = {"solve": solve, "bench": bench, "dks": dks, "session": session, "plan": plan}
 EXIT_USAGE = 2
-EXIT_INTERRUPTED = 130  # the shell's convention for a process ended by SIGINT
 
 
 def build_parser() -> argparse.ArgumentParser:
