@@ -278,3 +278,14 @@ def test_the_front_end_switches_to_the_kernel_on_large_matrices_with_the_same_an
     assert compiled.use_for(W) == compiled.available()
     monkeypatch.setenv("FULLBANDIT_NUMBA", "0")
     assert not compiled.available() and not compiled.use_for(W)
+
+
+@pytest.mark.parametrize("edges, loops", [(24_999, 0), (24_999, 1), (24_998, 1), (24_998, 3), (25_000, 0)])
+def test_the_front_end_chooses_sparse_exactly_as_use_sparse_says(edges, loops):
+    # at the density threshold (2 m < 0.05 n^2 = 50,000 at n = 1000), self-loops included
+    rng = np.random.default_rng(edges + loops)
+    G = nx.gnm_random_graph(1000, edges, seed=int(rng.integers(2 ** 31)))
+    G.add_edges_from((v, v) for v in range(loops))
+    assert G.number_of_edges() == edges + loops
+    _, weights = graph_weights(G)
+    assert weights.is_sparse == weights_module.use_sparse(G)

@@ -322,8 +322,12 @@ def use_sparse(G) -> bool:
     >>> use_sparse(nx.path_graph(1000)), use_sparse(nx.path_graph(999)), use_sparse(nx.empty_graph(1000))
     (True, False, True)
     """
-    n = G.number_of_nodes()
-    return n >= _SPARSE_MIN_NODES and 2 * G.number_of_edges() < _SPARSE_MAX_DENSITY * n * n
+    return _sparse_for(G.number_of_nodes(), 2 * G.number_of_edges())
+
+
+def _sparse_for(n: int, edge_ends: int) -> bool:
+    """The rule of :func:`use_sparse` from the node count and twice the edge count (a self-loop counts 2)."""
+    return n >= _SPARSE_MIN_NODES and edge_ends < _SPARSE_MAX_DENSITY * n * n
 
 
 def graph_weights(G, weight: str = "weight", *, sparse: bool | None = None) -> tuple[list, WeightMatrix]:
@@ -369,14 +373,15 @@ def graph_weights(G, weight: str = "weight", *, sparse: bool | None = None) -> t
 got -1.0 on edge ('a', 'c')
     """
     nodes = list(G.nodes)
-    rows, columns, weights = _edge_arrays(G, nodes, weight)
-    sparse = use_sparse(G) if sparse is None else sparse
+    rows, columns, weights, edge_ends = _edge_arrays(G, nodes, weight)
+    sparse = _sparse_for(len(nodes), edge_ends) if sparse is None else sparse  # G.number_of_edges() is a Python loop
     checker = _Checker(f"edge attribute {weight!r}", nodes)
     return nodes, WeightMatrix(checker.graph(rows, columns, weights, len(nodes), sparse))
 
 
-def _edge_arrays(G, nodes: list, weight: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Every edge of ``G`` once as ``(row, column, weight)``, ``row < column`` (positions in ``nodes``).
+def _edge_arrays(G, nodes: list, weight: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """Every edge of ``G`` once as ``(row, column, weight)``, ``row < column`` (positions in ``nodes``),
+    and ``2 * G.number_of_edges()``.
 
     One pass over networkx's adjacency (``G._adj``, a mapping of node to a mapping of
     neighbour to edge attributes) with C-level iterators: no Python loop per edge, and
@@ -418,7 +423,8 @@ def _edge_arrays(G, nodes: list, weight: str) -> tuple[np.ndarray, np.ndarray, n
                 raise TypeError(f"edge attribute {weight!r} must be a real number on every edge, "
                                 f"got {value!r} on edge ({u!r}, {v!r})") from None
         raise
-    return owners[upper], columns[upper], weights
+    self_loops = int(np.count_nonzero(columns == owners))  # stored once, counted twice by networkx's degrees
+    return owners[upper], columns[upper], weights, entries + self_loops
 
 
 def check_vertex_indices(vertices, n: int, *, name: str = "vertices", k: int | None = None) -> np.ndarray:
