@@ -19,7 +19,7 @@ entries in the rows of a set, and procedure 1 sorts only the ``O(k)`` heaviest e
 scans. With numba installed (the ``fast`` extra), procedure 3 on a large sparse matrix
 runs as a compiled loop over start vertices with dense accumulators
 (:func:`fullbandit.dks.compiled.two_walk_weights`): the same weights to the last bit,
-about 2x faster (benchmarks/bench_dks.py). Procedure 3 weighs ``n`` proposals of ``k``
+about 1.5x faster (benchmarks/bench_dks.py). Procedure 3 weighs ``n`` proposals of ``k``
 vertices each, so FPK stays far costlier than peeling (about ``n k d / 2`` entries read
 for mean degree ``d``, against peeling's ``m log n``).
 
