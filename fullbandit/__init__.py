@@ -11,6 +11,8 @@ and the ``fullbandit`` command can turn a Ctrl-C during start-up into a clean ex
 from __future__ import annotations
 
 import importlib
+import sys
+import types
 from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING
 
@@ -87,3 +89,24 @@ def __getattr__(name: str):
 
 def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
+
+
+_SHADOWED = {"lower_bound"}  # public functions named like the sub-module that defines them
+
+
+class _Package(types.ModuleType):
+    """This package's module type: importing a sub-module does not hide the public function of its name.
+
+    Python binds ``fullbandit.lower_bound`` to the sub-module whenever the sub-module is
+    first imported; with the names loaded lazily that would replace the function
+    ``fullbandit.lower_bound`` for good. The binding is skipped; ``__getattr__`` then
+    gives the function.
+    """
+
+    def __setattr__(self, name: str, value) -> None:
+        if name in _SHADOWED and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package

@@ -64,3 +64,11 @@ def test_ctrl_c_while_the_command_line_imports_exits_130_with_one_line(delay):
         pytest.skip(f"the command finished within {delay} s, before the signal")
     assert process.returncode == 130, stderr
     assert stderr == "fullbandit: interrupted\n"
+
+
+def test_the_function_lower_bound_survives_an_import_of_its_module():
+    # a fresh interpreter: the sub-module imported first, as library code does
+    done = _python("import fullbandit.experiments.efficiency, fullbandit as fb; "
+                   "from fullbandit.lower_bound import lower_bound; "
+                   "print(fb.lower_bound is lower_bound, callable(fb.lower_bound))")
+    assert done.returncode == 0 and done.stdout.split() == ["True", "True"], done.stderr
