@@ -352,6 +352,21 @@ def two_walk_weights(indptr: np.ndarray, indices: np.ndarray, data: np.ndarray, 
     stored zeros, no diagonal). The rules are those of
     :func:`fullbandit.dks.feige_peleg_kortsarz.fpk_procedures`; the weights equal, bit for
     bit, those of its blocked sparse products.
+
+    Examples
+    --------
+    A path ``0 - 1 - 2 - 3`` with a heavy middle edge; ``k = 2``: from every start vertex
+    the proposal is the middle edge or an end edge.
+
+    >>> import numpy as np
+    >>> import scipy.sparse as sp
+    >>> from fullbandit.dks import check_weight_matrix
+    >>> W = np.zeros((4, 4))
+    >>> for i, j, w in [(0, 1, 1.0), (1, 2, 5.0), (2, 3, 1.0)]:
+    ...     W[i, j] = W[j, i] = w
+    >>> W = check_weight_matrix(sp.csr_array(W)).matrix
+    >>> two_walk_weights(W.indptr, W.indices, W.data, 2).tolist()
+    [5.0, 5.0, 5.0, 5.0]
     """
     stop = indptr.shape[0] - 1 if stop is None else stop
     if available():
