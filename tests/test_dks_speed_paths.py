@@ -289,3 +289,39 @@ def test_the_front_end_chooses_sparse_exactly_as_use_sparse_says(edges, loops):
     assert G.number_of_edges() == edges + loops
     _, weights = graph_weights(G)
     assert weights.is_sparse == weights_module.use_sparse(G)
+
+
+def _shaped_graph(shape: int, n: int, seed: int) -> nx.Graph:
+    if shape == 0:
+        return nx.star_graph(n - 1)
+    if shape == 1:
+        return nx.complete_bipartite_graph(n // 3 + 1, n - n // 3 - 1)
+    if shape == 2:
+        return nx.gnm_random_graph(n, int(np.random.default_rng(seed).integers(0, 3 * n)), seed=seed)
+    if shape == 3:
+        return nx.disjoint_union(nx.complete_graph(n // 2), nx.empty_graph(n - n // 2))
+    if shape == 4:
+        return nx.barabasi_albert_graph(n, 2, seed=seed)
+    return nx.cycle_graph(n)
+
+
+@pytest.mark.slow
+def test_two_walks_kernel_agrees_on_many_graph_shapes_and_weight_ranges():
+    # stars, bipartite, disconnected, preferential attachment, cycles; weights 1, 1..3,
+    # 10^-150..10^150 and tenths: 400 graphs, every k from 1 to n - 1 in six steps
+    rng = np.random.default_rng(5)
+    scales = [np.ones, lambda size: rng.integers(1, 4, size).astype(float),
+              lambda size: 10.0 ** rng.uniform(-150, 150, size), lambda size: rng.integers(1, 4, size) / 10.0]
+    for trial in range(400):
+        n = int(rng.integers(3, 120))
+        seed = int(rng.integers(2 ** 31))
+        G = _shaped_graph(trial % 6, n, seed)
+        upper = sp.triu(nx.to_scipy_sparse_array(G, nodelist=sorted(G), format="csr"), 1).tocoo()
+        upper = sp.csr_array((scales[trial % 4](upper.nnz), (upper.row, upper.col)), shape=upper.shape)
+        W = check_weight_matrix(upper + upper.T).matrix
+        size = W.shape[0]
+        scratch = np.zeros(size, dtype=bool), np.zeros(size)
+        for k in sorted({1, 2, 3, size // 3, size // 2, size - 1} & set(range(1, size))):
+            expected = np.concatenate([fpk_module._two_walks_sparse_proposals(W, k, start, stop, scratch)[2]
+                                       for start, stop in fpk_module._row_blocks(W, k)])
+            assert np.array_equal(compiled.two_walk_weights(W.indptr, W.indices, W.data, k), expected), (trial, k)
