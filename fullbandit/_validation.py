@@ -136,3 +136,60 @@ def as_generator(seed) -> np.random.Generator:
     if seed is None or isinstance(seed, np.random.SeedSequence):
         return np.random.default_rng(seed)
     raise TypeError(f"seed must be None, a non-negative int, a SeedSequence or a Generator, got {seed!r}")
+
+
+def check_zero_one_table(table, name: str, where) -> np.ndarray:
+    """A boolean copy of the 0/1 ``table`` (graded answers), or raise naming the first entry that is not 0/1.
+
+    Only booleans and the numbers 0 and 1 are accepted: a NaN, -1, masked or text entry
+    usually stands for a missing answer, and a cast to bool would count it as a correct
+    one. ``where(row, column)`` says where an entry is, for the message.
+
+    Examples
+    --------
+    >>> check_zero_one_table(np.array([[1, 0], [True, 1.0]]), "correct", lambda q, w: f"[{q}, {w}]").tolist()
+    [[True, False], [True, True]]
+    >>> check_zero_one_table(np.ma.masked_equal([[1, -1]], -1), "correct", lambda q, w: f"[{q}, {w}]")
+    Traceback (most recent call last):
+    ...
+    fullbandit._validation.InvalidParameterError: correct has 1 entry masked (missing), the first at [0, 1]. \
+Grade missing answers explicitly (usually 0, incorrect) before building the table.
+    """
+    table = np.asanyarray(table)
+    if np.ma.isMaskedArray(table):
+        masked = np.ma.getmaskarray(table)
+        if masked.any():
+            row, column = np.argwhere(masked)[0]
+            raise InvalidParameterError(
+                f"{name} has {_entries(int(masked.sum()))} masked (missing), the first at {where(row, column)}. "
+                f"{_GRADE_MISSING}")
+        table = np.ma.getdata(table)
+    valid = _zero_or_one(table)
+    if not valid.all():
+        row, column = np.argwhere(~valid)[0]
+        value = table[row, column]
+        value = value.item() if isinstance(value, np.generic) else value
+        raise InvalidParameterError(
+            f"{name} must hold only 0/1 (or boolean) entries, but {_entries(int((~valid).sum()))} "
+            f"{'does' if (~valid).sum() == 1 else 'do'} not: {value!r} at {where(row, column)}. {_GRADE_MISSING}")
+    return table.astype(bool)
+
+
+_GRADE_MISSING = "Grade missing answers explicitly (usually 0, incorrect) before building the table."
+
+
+def _entries(count: int) -> str:
+    return f"{count} entry" if count == 1 else f"{count} entries"
+
+
+def _zero_or_one(table: np.ndarray) -> np.ndarray:
+    """Element-wise: is the entry a boolean or a real number equal to 0 or 1 (never a string)?"""
+    if table.dtype.kind in "biuf":
+        return (table == 0) | (table == 1)
+    if table.dtype.kind == "O":
+        return np.vectorize(_is_zero_or_one, otypes=[bool])(table).reshape(table.shape)
+    return np.zeros(table.shape, dtype=bool)  # strings, dates, complex numbers, ...
+
+
+def _is_zero_or_one(value) -> bool:
+    return isinstance(value, (bool, np.bool_, numbers.Real)) and value in (0, 1)

@@ -50,7 +50,14 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from fullbandit._validation import InvalidParameterError, as_generator, check_choice, check_real, check_vector
+from fullbandit._validation import (
+    InvalidParameterError,
+    as_generator,
+    check_choice,
+    check_real,
+    check_vector,
+    check_zero_one_table,
+)
 
 FEEDBACK_KINDS = ("full", "semi")
 _BLOCK = 4096  # draws taken from the generator at once: a pull then costs no generator call
@@ -532,13 +539,11 @@ class Replay(Environment):
     """
 
     def __init__(self, correct, *, feedback="full", seed=None, labels=None):
-        matrix = np.asarray(correct)
+        matrix = np.asanyarray(correct)
         if matrix.ndim != 2 or matrix.shape[0] < 1:
             raise InvalidParameterError(
                 f"correct must be a 2-D (questions x workers) matrix, got shape {matrix.shape}")
-        if not np.all((matrix == 0) | (matrix == 1)):
-            raise InvalidParameterError("correct must hold only 0/1 (or boolean) entries")
-        self._correct = matrix.astype(float)
+        self._correct = check_zero_one_table(matrix, "correct", lambda q, w: f"correct[{q}, {w}]").astype(float)
         super().__init__(self._correct.mean(axis=0), feedback=feedback, seed=seed, labels=labels)
         self._questions = _BufferedDraws(lambda size: self._rng.integers(self.n_questions, size=size))
 

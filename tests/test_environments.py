@@ -337,7 +337,9 @@ def test_bernoulli_means_outside_unit_interval_raise(means):
 @pytest.mark.parametrize("matrix, pattern", [
     ([[0, 1], [2, 1]], "only 0/1"),
     ([[0, 1], [0.5, 1]], "only 0/1"),
-    ([[0, 1], [np.nan, 1]], "only 0/1"),
+    ([[0, 1], [np.nan, 1]], r"only 0/1 .* nan at correct\[1, 0\]"),
+    ([[0, 1], ["1", 1]], "only 0/1"),  # text is never a grade, even "1"
+    (np.ma.masked_equal([[0, 1], [-1, 1]], -1), r"1 entry masked \(missing\), the first at correct\[1, 0\]"),
     ([0, 1, 1], "2-D"),
     (np.zeros((0, 3)), "2-D"),
     ([[0], [1]], "at least 2 arms"),

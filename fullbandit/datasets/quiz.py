@@ -27,14 +27,13 @@ from __future__ import annotations
 import csv
 import functools
 import json
-import numbers
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
-from fullbandit._validation import InvalidParameterError, check_k
+from fullbandit._validation import InvalidParameterError, check_k, check_zero_one_table
 
 __all__ = ["DATASETS", "QuizData", "load_quiz", "load_dataset", "dataset_info"]
 
@@ -141,7 +140,7 @@ class QuizData:
             raise InvalidParameterError(
                 f"correct has shape {table.shape} but there are {len(question_ids)} "
                 f"question_ids and {len(worker_ids)} worker_ids")
-        correct = _check_correctness(
+        correct = check_zero_one_table(
             table, "correct",
             lambda q, w: f"correct[{q}, {w}] (question {question_ids[q]!r}, worker {worker_ids[w]!r})")
         correct.flags.writeable = False
@@ -441,53 +440,6 @@ def _as_table(values, name: str) -> np.ndarray:
     return table
 
 
-def _check_correctness(table: np.ndarray, name: str, where) -> np.ndarray:
-    """A boolean copy of the 0/1 ``table``, or raise naming the first entry that is not 0/1.
-
-    Only booleans and the numbers 0 and 1 are accepted (the rule of
-    :class:`fullbandit.environments.Replay`): a NaN, -1, masked or text entry usually
-    stands for a missing answer, and a cast to bool would count it as a correct one.
-    ``where(row, column)`` says where an entry is, for the message.
-    """
-    if np.ma.isMaskedArray(table):
-        masked = np.ma.getmaskarray(table)
-        if masked.any():
-            row, column = np.argwhere(masked)[0]
-            raise InvalidParameterError(
-                f"{name} has {_entries(int(masked.sum()))} masked (missing), the first at {where(row, column)}. "
-                f"{_GRADE_MISSING}")
-        table = np.ma.getdata(table)
-    valid = _zero_or_one(table)
-    if not valid.all():
-        row, column = np.argwhere(~valid)[0]
-        value = table[row, column]
-        value = value.item() if isinstance(value, np.generic) else value
-        raise InvalidParameterError(
-            f"{name} must hold only 0/1 (or boolean) entries, but {_entries(int((~valid).sum()))} "
-            f"{'does' if (~valid).sum() == 1 else 'do'} not: {value!r} at {where(row, column)}. {_GRADE_MISSING}")
-    return table.astype(bool)
-
-
-_GRADE_MISSING = "Grade missing answers explicitly (usually 0, incorrect) before building the table."
-
-
-def _entries(count: int) -> str:
-    return f"{count} entry" if count == 1 else f"{count} entries"
-
-
-def _zero_or_one(table: np.ndarray) -> np.ndarray:
-    """Element-wise: is the entry a boolean or a real number equal to 0 or 1 (never a string)?"""
-    if table.dtype.kind in "biuf":
-        return (table == 0) | (table == 1)
-    if table.dtype.kind == "O":
-        return np.vectorize(_is_zero_or_one, otypes=[bool])(table).reshape(table.shape)
-    return np.zeros(table.shape, dtype=bool)  # strings, dates, complex numbers, ...
-
-
-def _is_zero_or_one(value) -> bool:
-    return isinstance(value, (bool, np.bool_, numbers.Real)) and value in (0, 1)
-
-
 def _default_name(folder: Path) -> str:
     by_folder = {source: key for key, source in SOURCE_FOLDERS.items()}
     return by_folder.get(folder.name.upper(), folder.name.lower())
@@ -531,7 +483,7 @@ def _load_embedded(key: str) -> QuizData:
     # Only the text "0" and "1" become numbers: anything else stays text and is reported.
     cells = np.array([[_CELL_VALUES.get(cell, cell) for cell in row[1:]] for row in body],
                      dtype=object).reshape(len(body), len(worker_ids))
-    correct = _check_correctness(
+    correct = check_zero_one_table(
         cells, filename,
         lambda q, w: (f"line {q + 2}, column {w + 2} (question {question_ids[q]!r}, worker {worker_ids[w]!r}); "
                       f"{rerun}"))
