@@ -14,11 +14,12 @@ with its weight, ``G.edges(data="weight")``, consumed and nothing else
 (:func:`networkx_edge_pass`; ``G.degree(weight=...)`` is also timed, for scale).
 The package's conversion reads each edge's attribute dictionary once, from C-level
 iterators over ``G._adj``; those dictionaries lie scattered in memory, and reading one
-costs about as much as 100 matrix entries, so reading them is the floor of any
-conversion (the "read" rows: every weight of ``G`` read from both ends, into an array,
-and nothing else). On large sparse
-graphs "after" peels and runs FPK's procedure 3 with the numba kernels when numba is
-installed (the ``fast`` extra), "after, numpy only" with their pure-numpy twins.
+costs about as much as 100 matrix entries, so reading them bounds any conversion from
+below (the "networkx read" rows read every weight from both ends into an array and do
+nothing else; a conversion needs each weight once, about half of that, plus one pass over
+the neighbour keys). On large sparse graphs "after" peels and runs FPK's procedure 3 with
+the numba kernels when numba is installed (the ``fast`` extra), "after, numpy only" with
+their pure-numpy twins.
 FPK including conversion is conversion + FPK (not rerun). Times are the best of a few
 repeats, BLAS pinned to one thread.
 
