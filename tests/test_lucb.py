@@ -251,3 +251,18 @@ def test_save_and_load_mid_run_resumes_identically(cls, tmp_path):
         resumed.tell(pull, [float(table[pull.arms[0]][used[pull.arms[0]]])])
         used[pull.arms[0]] += 1
     assert resumed.result().as_dict() == reference.result().as_dict()
+
+
+def test_top_k_split_gives_the_sets_of_a_stable_descending_sort():
+    from fullbandit.semi.lucb import _lowest_index_argmax, _top_k_split
+    rng = np.random.default_rng(3)
+    for trial in range(500):
+        n = int(rng.integers(2, 40))
+        means = rng.integers(0, 4, n) / 3.0 if trial % 2 else rng.normal(size=n)  # ties on odd trials
+        k = int(rng.integers(1, n))
+        order = np.argsort(-means, kind="stable")
+        high, low = _top_k_split(means, k)
+        assert high.tolist() == sorted(order[:k].tolist()) and low.tolist() == sorted(order[k:].tolist())
+        candidates = rng.permutation(n)[: int(rng.integers(1, n + 1))]
+        ordered = np.sort(candidates)
+        assert _lowest_index_argmax(means, candidates) == ordered[int(np.argmax(means[ordered]))]
