@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from fullbandit._launch import EXIT_INTERRUPTED
+from fullbandit._launch import interrupted
 from fullbandit._validation import InvalidParameterError
 from fullbandit.cli import bench, dks, plan, session, solve
 
@@ -36,8 +36,7 @@ def main(argv=None) -> int:
         print(f"fullbandit: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("fullbandit: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return interrupted()
 
 
 if __name__ == "__main__":
