@@ -246,26 +246,40 @@ def check_protocol_misuse_is_refused(spec: AlgorithmSpec) -> None:
 
 
 def check_corrupted_state_is_refused(spec: AlgorithmSpec) -> None:
-    """A truncated, edited or foreign state file is refused with an error naming the file."""
+    """A truncated, edited or foreign record is refused with an error naming the file and the field."""
     algorithm, environment = _make(spec), _environment(spec)
     _drive(algorithm, environment, max_count=1, until=20)
+    algorithm.ask()  # a pull outstanding: the record holds it too
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "state.json"
         algorithm.save(path)
         text = path.read_text()
         state = json.loads(text)
-        variants = {"truncated": text[: len(text) // 2], "foreign": json.dumps({"hello": 1}),
-                    "not an object": "[1, 2]",
-                    "pulls edited": json.dumps({**state, "told": state["told"] + 1}),
-                    "class edited": json.dumps({**state, "class": "Nonexistent"}),
-                    "version edited": json.dumps({**state, "version": -1}),
-                    "parameters edited": json.dumps({**state, "parameters": {**state["parameters"], "budget": 0}})}
-        for what, content in variants.items():
+        header, journal, summary = state["header"], state["journal"], state["summary"]
+        edited_reals = [*journal["reals"][:-1], journal["reals"][-1] + 1.0]
+        variants = {
+            "truncated": (text[: len(text) // 2], "truncated"),
+            "foreign": (json.dumps({"hello": 1}), "format"),
+            "not an object": ("[1, 2]", "top level"),
+            "version edited": (json.dumps({**state, "version": -1}), "version"),
+            "stop reason edited": (json.dumps({**state, "summary": {**summary, "stop_reason": "stopping rule"}}),
+                                   "summary.stop_reason"),
+            "pulls edited": (json.dumps({**state, "summary": {**summary, "told": summary["told"] + 1}}),
+                             "summary.told"),
+            "class edited": (json.dumps({**state, "header": {**header, "class": "Nonexistent"}}), "header"),
+            "parameters edited": (json.dumps({**state, "header": {**header, "parameters": {
+                **header["parameters"], "budget": 0}}}), "header"),
+            "a reward edited": (json.dumps({**state, "journal": {**journal, "reals": edited_reals}}), "journal"),
+            "the last call cut": (json.dumps({**state, "journal": {**journal, "calls": journal["calls"][:-1],
+                                                                   "ints": journal["ints"][:-1]}}), "journal"),
+        }
+        for what, (content, field) in variants.items():
             path.write_text(content)
             try:
                 Algorithm.load(path)
             except StateError as error:
                 assert str(path) in str(error), f"the error for a {what} file does not name it: {error}"
+                assert field in str(error), f"the error for a {what} file does not name {field!r}: {error}"
             else:
                 raise AssertionError(f"a {what} state file was accepted")
 

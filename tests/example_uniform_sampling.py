@@ -13,7 +13,6 @@ import numpy as np
 from fullbandit.base import Algorithm, StoppingCheck
 from fullbandit.params import SEED, Interval
 from fullbandit.problem import DecisionClass
-from fullbandit.state import StateError
 
 
 class UniformSampling(Algorithm):
@@ -64,16 +63,4 @@ class UniformSampling(Algorithm):
         theta = np.linalg.solve(self._gram, self._moments)
         return StoppingCheck(self._told, np.inf, 0.0, self.problem.best(theta), False)
 
-    def _state(self):
-        return {"gram": self._gram.ravel().tolist(), "moments": self._moments.tolist()}
 
-    def _restore(self, state):
-        n = self.problem.n
-        self._gram = state.array("gram", length=n * n).reshape(n, n)
-        self._moments = state.array("moments", length=n)
-
-    def _check_consistency(self, source):
-        # Every pull adds k to the trace of the Gram matrix: an edited pull count shows.
-        if np.trace(self._gram) != self.problem.k * self._told:
-            raise StateError(f"{source}: the Gram matrix holds {np.trace(self._gram) / self.problem.k:g} pulls, "
-                             f"not told={self._told}")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import tempfile
 from pathlib import Path
 
@@ -13,7 +12,6 @@ import fullbandit as fb
 from fullbandit._validation import InvalidParameterError
 from fullbandit.semi.batch import BernoulliBatch, CategoricalBatch, GaussianBatch, batch_arms
 from fullbandit.semi.sequential import SequentialPerArm, simulate
-from fullbandit.state import StateError
 
 SUPPORT = [0.0, 0.5, 1.0]
 TABLE = [[0.6, 0.3, 0.1], [0.1, 0.2, 0.7], [0.0, 1.0, 0.0]]
@@ -121,7 +119,7 @@ class Counting(SequentialPerArm):
         return {"switches": int(state["switches"][0])}
 
 
-def test_policy_state_is_saved_restored_and_refused_when_edited():
+def test_policy_state_is_replayed_from_the_record():
     problem = fb.Thresholding(3, 0.5)
     environment = fb.BernoulliTeam([0.1, 0.5, 0.9], feedback="semi", seed=2)
     reference = fb.run(Counting(problem, budget=40), environment, progress=False)
@@ -138,12 +136,6 @@ def test_policy_state_is_saved_restored_and_refused_when_edited():
             resumed.tell(pull, environment.pull(pull.arms))
         assert resumed.result().constants["switches"] == reference.constants["switches"] > 0
         assert resumed.result().answer == reference.answer
-        state = json.loads(path.read_text())
-        for bad in ([1, 2], "many", 1.5):
-            state["state"]["own"]["switches"] = bad
-            path.write_text(json.dumps(state))
-            with pytest.raises(StateError, match="switches"):
-                fb.load(path)
 
 
 def test_simulate_refuses_bad_arguments_with_their_names():
@@ -173,13 +165,14 @@ def test_simulate_is_reproducible_and_matches_the_single_run_policy():
 
 
 def test_steps_may_be_out_together_and_told_in_any_order():
-    """A crowd answers in parallel: each ask plans a step from the data told so far; every tell updates the policy."""
+    """A crowd answers in parallel: each ask plans a step from the data recorded so far, which are the
+    first pulls handed out (a tell before an older pull's waits for it); every record updates the policy."""
     algorithm = Counting(fb.Thresholding(3, 0.5), budget=10)
     first, second, third = algorithm.ask(), algorithm.ask(), algorithm.ask()
     assert [first.arms, second.arms, third.arms] == [(0,), (0,), (0,)]  # nothing told yet: the same fewest-samples arm
     algorithm.tell(third, [1.0])
     algorithm.abandon(second)
-    assert algorithm.ask().arms == (1,)  # arm 0 now has a sample
+    assert algorithm.ask().arms == (0,) and algorithm.held == (2,)  # third waits for first: nothing recorded
     algorithm.tell(first, [0.0])
     assert algorithm.samples.tolist() == [2, 0, 0] and algorithm.sums.tolist() == [1.0, 0.0, 0.0]
     assert algorithm.n_checks == 2 and algorithm.result().constants["switches"] == 1

@@ -48,6 +48,7 @@ from fullbandit.estimation import (
     maurer_pontil_std_bound,
     union_log,
 )
+from fullbandit.journal import Journal
 from fullbandit.state import StateError
 
 # --- instances ---------------------------------------------------------------------------------
@@ -131,9 +132,17 @@ def test_bernstein_radius_needs_its_terms_and_check():
         confidence_radius(100, 0.1, 1.0, 5, "bernstein", check=2, bernstein=BernsteinTerms(2.0, -1.0, 0.0))
 
 
+def _design_of(algorithm) -> dict:
+    """The counts and sums of a static algorithm's design, as plain lists."""
+    design = algorithm._design
+    return {"counts": design.counts.tolist(), "reward_sums": design.reward_sums.tolist(),
+            "square_sums": None if design.square_sums is None else design.square_sums.tolist(),
+            "reward_range": list(algorithm._reward_range), "support": [list(arm) for arm in design.support]}
+
+
 def _hand_radius(state: dict, n: int, delta_variance: float, delta_directions: float, n_directions: int,
                  check: int) -> float:
-    """The radius from a saved state's counts and sums, computed without the library's helpers."""
+    """The radius from a design's counts and sums, computed without the library's helpers."""
     counts = np.array(state["counts"], dtype=float)
     sums, squares = np.array(state["reward_sums"]), np.array(state["square_sums"])
     low, high = state["reward_range"]
@@ -173,7 +182,7 @@ def test_the_algorithms_radius_is_the_hand_computation_at_a_check():
     _drive_until_checks(algorithm, environment, 120)
     check = algorithm.last_check
     assert check is not None and check.pulls == algorithm.n_pulls and algorithm.n_checks == 120
-    state = algorithm.get_state()["state"]
+    state = _design_of(algorithm)
     assert check.details["C_t"] == pytest.approx(_hand_radius(state, n, delta, delta, n, check=120), rel=1e-10)
     assert check.details["sigma_bar"] < 1.0  # below the cap B / 2 = 1 by the 120th check
     # SwapBound: each rule's directions get their share delta / 3 (halved), while the one variance
@@ -183,7 +192,7 @@ def test_the_algorithms_radius_is_the_hand_computation_at_a_check():
     algorithm.setup(reward_range=environment.reward_range(k))
     _drive_until_checks(algorithm, environment, 120)
     assert algorithm.last_check is not None
-    details, state = algorithm.last_check.details, algorithm.get_state()["state"]
+    details, state = algorithm.last_check.details, _design_of(algorithm)
     assert details["C_icb"] == pytest.approx(_hand_radius(state, n, delta, delta / 3, n, check=120), rel=1e-10)
     assert details["C_pair"] == pytest.approx(_hand_radius(state, n, delta, delta / 3, n * (n - 1) // 2, 120),
                                               rel=1e-10)
@@ -387,7 +396,9 @@ def test_run_uses_the_declared_range_without_writing_the_parameter():
 
 
 def _state_text(algorithm: Algorithm) -> str:
-    return json.dumps(algorithm.get_state(), sort_keys=True)
+    design = algorithm._design
+    return json.dumps([algorithm.get_state(), design.counts.tolist(), design.reward_sums.tolist(),
+                       design.square_sums.tolist(), algorithm._handout.tracker.counts.tolist()], sort_keys=True)
 
 
 def test_refused_tells_change_nothing():
@@ -430,7 +441,7 @@ def test_other_confidences_keep_the_old_tell():
     block = [algorithm.ask(max_count=10) for _ in range(2)]
     algorithm.tell(block[0], 3.0)
     algorithm.tell(block[1], 2.0, sum_of_squares=4.0)  # accepted (checked, then not kept)
-    assert algorithm.get_state()["state"]["square_sums"] is None
+    assert algorithm._design.square_sums is None
 
 
 def test_pull_moments_agree_with_pull_and_have_the_law_of_single_pulls():
@@ -475,19 +486,23 @@ def test_save_and_load_mid_run_keeps_the_square_sums(tmp_path):
     outstanding = algorithm.ask(max_count=1 << 30)
     path = tmp_path / "campaign.json"
     algorithm.save(path)
-    saved = json.loads(path.read_text())["state"]
-    assert saved["reward_range"] == [0.0, 2.0] and sum(saved["square_sums"]) > 0
+    saved = json.loads(path.read_text())
+    assert saved["header"]["setup"]["reward_range"] == [0.0, 2.0]
     resumed = Algorithm.load(path)
+    assert resumed._design.square_sums.sum() > 0
+    np.testing.assert_array_equal(resumed._design.square_sums, algorithm._design.square_sums)
     assert resumed.get_state() == algorithm.get_state()
     total, squares = environment.pull_moments(outstanding.arms, count=outstanding.count)
     resumed.tell(outstanding, total, sum_of_squares=squares)
     _drive_until_checks(resumed, environment, 10**6)
     assert resumed.result().pulls == reference.result().pulls
     assert resumed.result().answer == reference.result().answer == (0, 1)
-    assert resumed.get_state()["state"]["square_sums"] == reference.get_state()["state"]["square_sums"]
+    np.testing.assert_array_equal(resumed._design.square_sums, reference._design.square_sums)
 
 
-def test_corrupted_square_sums_are_refused_naming_the_field(tmp_path):
+def test_edited_square_sums_are_refused_naming_the_field(tmp_path):
+    """An edited square sum breaks the journal's digest; with the digest recomputed too, the replay
+    refuses it as the tell did (Cauchy-Schwarz, the range), naming the call."""
     environment = fb.Replay(PAC_TABLE, seed=2)
     algorithm = _bernstein_icb()
     algorithm.setup(reward_range=environment.reward_range(2))
@@ -495,39 +510,20 @@ def test_corrupted_square_sums_are_refused_naming_the_field(tmp_path):
     path = tmp_path / "campaign.json"
     algorithm.save(path)
     state = json.loads(path.read_text())
-    squares = state["state"]["square_sums"]
-    sums, counts = state["state"]["reward_sums"], state["state"]["counts"]
-    member = next(i for i, (s, c) in enumerate(zip(sums, counts, strict=True)) if 0 < s < 2 * c)
-    variants = {
-        "negative": [-1.0] + squares[1:],
-        "below Cauchy-Schwarz": [*squares[:member], sums[member] ** 2 / counts[member] / 2, *squares[member + 1:]],
-        "more than the range allows": [*squares[:member], 4.0 * counts[member] + 1, *squares[member + 1:]],
-        "not a number": ["x"] + squares[1:],
-        "too short": squares[:-1],
-        "missing": None,
-    }
-    for what, value in variants.items():
+    calls = state["journal"]["calls"]
+    assert "s" in calls  # tells with their square sums
+    # The reals of the first tell with squares: its reward, then its square sum.
+    square = sum({"t": 1, "s": 2}.get(code, 0) for code in calls[:calls.index("s")]) + 1
+    reward = state["journal"]["reals"][square - 1]
+    for what, value in {"negative": -1.0, "below Cauchy-Schwarz": reward * reward / 2 - 1.0,
+                        "more than the range allows": 1e6}.items():
         edited = copy.deepcopy(state)
-        if value is None:
-            del edited["state"]["square_sums"]
-        else:
-            edited["state"]["square_sums"] = value
+        edited["journal"]["reals"][square] = value
         path.write_text(json.dumps(edited))
-        with pytest.raises(StateError, match="state.square_sums") as error:
+        with pytest.raises(StateError, match="'journal' was changed") as error:
             Algorithm.load(path)
         assert str(path) in str(error.value), what
-    edited = copy.deepcopy(state)
-    edited["state"]["reward_range"] = [2.0, 0.0]
-    path.write_text(json.dumps(edited))
-    with pytest.raises(StateError, match="state.reward_range"):
-        Algorithm.load(path)
-    # A state of another confidence carries no square sums.
-    tight = fb.ICB(fb.TopK(5, 2), noise_scale=1.0, seed=0)
-    for _ in range(5):
-        tight.tell(tight.ask(), 1.0)
-    data = tight.get_state()
-    data["state"]["square_sums"] = [0.0] * len(data["state"]["counts"])
-    with pytest.raises(StateError, match="state.square_sums"):
-        Algorithm.from_state(data)
-    del data["state"]["square_sums"], data["state"]["reward_range"]  # files written before these fields
-    assert Algorithm.from_state(data).n_pulls == 5
+        edited["digests"]["journal"] = Journal.from_dict(edited["journal"], "edited").digest()
+        path.write_text(json.dumps(edited))
+        with pytest.raises(StateError, match=r"field 'journal', call \d+ \(tell\) cannot be replayed"):
+            Algorithm.load(path)

@@ -132,11 +132,10 @@ def test_a_run_that_stops_is_traced_to_the_end():
     assert after and not any(r.by_algorithm for r in after)
     assert all(r.additive >= -1e-9 for r in records)
     # past the stop the pulls follow the static allocation, as before it
-    state = algorithm.get_state()["state"]
-    tracker = Tracker(state["proportions"])
+    tracker = Tracker(algorithm._proportions)
     for _ in range(ROUNDS):
         tracker.advance()
-    np.testing.assert_array_equal(state["counts"], tracker.counts)
+    np.testing.assert_array_equal(algorithm._design.counts, tracker.counts)
 
 
 def test_ratio_plot_and_summary(ratio_run, tmp_path):

@@ -229,11 +229,11 @@ def test_pac_negative_control_many_runs(cls):
 def test_save_and_load_mid_run_resumes_identically(cls, tmp_path):
     problem, means = fb.TopK(6, 2), [0.5, 0.5, 0.4, 0.4, 0.3, 0.2]
     table = bernoulli_table(means, seed=3)
-    reference = cls(problem, epsilon=0.2, delta=0.1, noise_scale=BERNOULLI_R)
+    reference = cls(problem, epsilon=0.2, delta=0.1, noise_scale=BERNOULLI_R, seed=0)
     pulls = drive_from_table(reference, table, 1)
     half = len(pulls) // 2 + 1  # odd: for LUCB, between the two samples of a stage
 
-    algorithm = cls(problem, epsilon=0.2, delta=0.1, noise_scale=BERNOULLI_R)
+    algorithm = cls(problem, epsilon=0.2, delta=0.1, noise_scale=BERNOULLI_R, seed=0)
     used = [0] * len(means)
     for _ in range(half):
         pull = algorithm.ask(1)

@@ -110,16 +110,20 @@ def test_adaptivity_pays_where_most_arms_are_far_from_the_boundary():
 
 
 def _drive_to_second_phase(seed: int = 3):
+    """Drive until phase 2 starts, with one pull of phase 1 handed out after the check that ends it
+    was due and still outstanding (held) at the restart."""
     means = far_means("far", 12, 2)
     algorithm = PhasedSwap(fb.TopK(12, 2), epsilon=EPSILON, delta=0.1, noise_scale=np.sqrt(2) / 2, seed=seed)
     environment = fb.BernoulliTeam(means, seed=seed)
     held = None
     while algorithm.constants()["phase"] < 2 and not algorithm.done:
-        pull = algorithm.ask(max_count=1 << 20)
-        if held is None and pull.count == 1:
-            held = pull  # left outstanding across the restart
-            continue
-        algorithm.tell(pull, environment.pull(pull.arms, count=pull.count))
+        if held is not None:  # the check it followed kept phase 1: tell it after all
+            algorithm.tell(held, environment.pull(held.arms))
+            held = None
+        pull = algorithm.ask()
+        if algorithm._design.pulls + 1 == algorithm._next_check:  # this pull's tell makes the check
+            held = algorithm.ask()
+        algorithm.tell(pull, environment.pull(pull.arms))
     return algorithm, environment, held
 
 
@@ -152,11 +156,11 @@ def test_edited_phase_state_is_refused(tmp_path):
     algorithm.save(path)
     import json
     state = json.loads(path.read_text())
-    for field, value in (("set_aside", state["state"]["set_aside"] + 1), ("fillers", [0, 1, 2]),
-                         ("accepted", [0, 0])):
-        edited = {**state, "state": {**state["state"], field: value}}
+    for field, value in (("told", state["summary"]["told"] + 1), ("stop_reason", "stopping rule"),
+                         ("checks", 0)):
+        edited = {**state, "summary": {**state["summary"], field: value}}
         path.write_text(json.dumps(edited))
-        with pytest.raises(fb.StateError, match=str(path)):
+        with pytest.raises(fb.StateError, match=f"{path}: field 'summary.{field}'"):
             fb.load(path)
 
 

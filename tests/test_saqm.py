@@ -65,10 +65,12 @@ def test_stopping_rule_implies_epsilon_optimality_on_the_confidence_event():
     assert algorithm.stop_reason == "stopping rule"
     assert algorithm.recommend() == (0, 1)
     check = algorithm.last_check
-    # Fired exactly when the empirical gap reached 2 C U (epsilon = 0): gap bound 2 C U - gap <= 0.
+    # Fired exactly when the empirical gap reached 2 C U (epsilon = 0): 2 C U - gap <= 0, reported as 0 (a bound
+    # on a gap is never negative) with the unclipped value in the details.
     assert check.details["empirical_gap"] == pytest.approx(0.05)  # theta(0,1) - theta(0,2)
-    assert check.gap_bound == pytest.approx(2 * check.details["C_t"] * check.details["U_t"] - 0.05)
-    assert check.gap_bound <= 0.0
+    unclipped = check.details["unclipped_gap_bound"]
+    assert unclipped == pytest.approx(2 * check.details["C_t"] * check.details["U_t"] - 0.05)
+    assert unclipped <= 0.0 and check.gap_bound == 0.0
 
 
 def _error_rate(runs, *, n, k, gap, epsilon, delta, sigma, noise_scale=None, confidence="tight", base_seed=0,

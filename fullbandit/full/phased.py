@@ -24,7 +24,6 @@ from fullbandit.full.swap_bounds import (
 from fullbandit.params import SEED, Interval, Options
 from fullbandit.priors import PriorObservations, check_prior_noise, round_index
 from fullbandit.problem import TopK
-from fullbandit.state import StateError, StateReader
 
 PHASED_CONFIDENCE = ("stitched", "tight")
 
@@ -359,82 +358,4 @@ class PhasedSwap(Algorithm):
         return {"confidence": self.confidence, "noise_scale": self._noise_scale, "delta": self.delta,
                 "epsilon": self.epsilon, "restart_ratio": self.restart_ratio, **self._summary()}
 
-    # --- saved state -----------------------------------------------------------------------------
-    def _state(self) -> dict:
-        answer, bound = self._carry
-        return {"noise_scale": self._noise_scale, "accepted": list(self._accepted), "rejected": list(self._rejected),
-                "phase": self._phase, "set_aside": self._set_aside,
-                "carry_answer": None if answer is None else list(answer),
-                "carry_bound": bound if math.isfinite(bound) else None,
-                "undecided": list(self._undecided), "size": self._size, "fillers": list(self._fillers),
-                "support": [list(member) for member in self._design.support],
-                "allocated": self._handout.tracker.counts.tolist(), "plan": list(self._handout.plan),
-                "cursor": self._handout.cursor,
-                "counts": self._design.counts.tolist(), "reward_sums": self._design.reward_sums.tolist(),
-                "next_check": self._next_check, "phase_checks": self._phase_checks,
-                "phase_swaps": self._phase_swaps}
 
-    def _restore(self, state: StateReader) -> None:
-        n, k = self.problem.n, self.problem.k
-        noise_scale = state.number("noise_scale")
-        if noise_scale is None or noise_scale <= 0:
-            raise StateError(f"{state.source}: field 'state.noise_scale' must be positive")
-        self._noise_scale = noise_scale
-        self._accepted = _arm_list(state, "accepted", n)
-        self._rejected = _arm_list(state, "rejected", n)
-        undecided = _arm_list(state, "undecided", n)
-        fillers = _arm_list(state, "fillers", n)
-        size = state.integer("size", low=1, high=k)
-        if set(self._accepted) & set(self._rejected) or len(fillers) + size != k \
-                or set(fillers) - set(self._accepted) - set(self._rejected) or set(fillers) & set(undecided) \
-                or len(self._accepted) > k:
-            raise StateError(f"{state.source}: fields 'state.accepted/rejected/undecided/fillers' are inconsistent")
-        try:
-            support = [tuple(int(i) for i in member) for member in state.get("support", list)]
-            if not support or any(len(member) != size or len(set(member)) != size
-                                  or not all(0 <= i < len(undecided) for i in member) for member in support):
-                raise ValueError("members must be distinct subset-size index lists")
-        except (TypeError, ValueError) as error:
-            raise StateError(f"{state.source}: field 'state.support': {error}") from None
-        m = len(support)
-        allocated = state.array("allocated", length=m, dtype=int, low=0)
-        phase = state.integer("phase", low=1)
-        self._phase = phase - 1
-        self._start_phase(undecided, size, fillers, support, counts=allocated)
-        self._set_aside = state.integer("set_aside", low=0)
-        bound = state.number("carry_bound", optional=True)
-        answer = state.get("carry_answer", list, optional=True)
-        self._carry = (None if answer is None else tuple(int(i) for i in answer),
-                       math.inf if bound is None else float(bound))
-        self._handout = Handout(self._handout.tracker, state.array("plan", length=m, dtype=int, low=0),
-                                state.integer("cursor", low=0, high=m - 1))
-        self._design.counts[:] = state.array("counts", length=m, dtype=int, low=0)
-        self._design.reward_sums[:] = state.array("reward_sums", length=m)
-        self._design.pulls = int(self._design.counts.sum())
-        self._next_check = state.integer("next_check", low=1)
-        self._phase_checks = state.integer("phase_checks", low=0)
-        self._phase_swaps = state.integer("phase_swaps", low=1, high=max(1, len(undecided) // 2))
-
-    def _check_consistency(self, source: str) -> None:
-        if self._design.pulls + self._set_aside != self._told:
-            raise StateError(f"{source}: the phase's {self._design.pulls} pulls and the {self._set_aside} set aside "
-                             f"do not add up to 'told' = {self._told}")
-        outstanding = np.zeros(len(self._handout.plan), dtype=np.int64)
-        for pull, token in self._pending.values():
-            if not (isinstance(token, list) and len(token) == 2 and all(isinstance(v, int) for v in token)):
-                raise StateError(f"{source}: pending pull {pull.id} has a malformed token")
-            phase, member = token
-            if phase == self._phase:
-                if not 0 <= member < len(self._arms) or self._arms[member] != pull.arms:
-                    raise StateError(f"{source}: pending pull {pull.id} does not match a support member")
-                outstanding[member] += pull.count
-        if not self._handout.accounts_for(self._design.counts, outstanding):
-            raise StateError(f"{source}: 'allocated' differs from counts + pending + plan: the file was edited")
-
-
-def _arm_list(state: StateReader, name: str, n: int) -> list[int]:
-    values = state.get(name, list)
-    if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < n for v in values) \
-            or len(set(values)) != len(values):
-        raise StateError(f"{state.source}: field 'state.{name}' must hold distinct arm indices in 0..{n - 1}")
-    return list(values)

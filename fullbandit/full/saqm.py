@@ -26,7 +26,8 @@ class SAQM(StaticFullBandit):
 
         ``theta_hat(M_hat) - theta_hat(M_2) >= 2 C_t U_t - epsilon``
 
-    (its ``gap_bound`` is ``2 C_t U_t - (theta_hat(M_hat) - theta_hat(M_2))``) makes ``M_hat``
+    (its ``gap_bound`` is ``max(0, 2 C_t U_t - (theta_hat(M_hat) - theta_hat(M_2)))``: a bound on a
+    gap is never negative, :meth:`fullbandit.base.Algorithm._meaningful`) makes ``M_hat``
     epsilon-optimal with probability at least ``1 - delta``. The union bound of ``C_t`` is over
     the ``C(n, k)`` super-arms.
 

@@ -1,5 +1,5 @@
 """The static-design layer of the full-bandit algorithms: support, tracking, statistics,
-stopping schedule and saved state, on top of :class:`fullbandit.base.Algorithm`.
+and stopping schedule, on top of :class:`fullbandit.base.Algorithm`.
 
 A subclass supplies its stopping rule (:meth:`StaticFullBandit._rule`) and the size of its
 union bound (:meth:`StaticFullBandit._n_directions`).
@@ -28,7 +28,6 @@ from fullbandit.estimation import (
 from fullbandit.params import REWARD_RANGE, SEED, SUPERARMS, Instance, Interval, Options
 from fullbandit.priors import PriorObservations, check_prior_noise, round_index
 from fullbandit.problem import SuperArm
-from fullbandit.state import StateError, StateReader
 
 DEFAULT_BUDGET = 10_000_000
 RANGE_TOLERANCE = 1e-9  # relative slack of the checks that told rewards lie in the declared range
@@ -424,93 +423,6 @@ class StaticFullBandit(Algorithm):
         if self._uses_variances() and self._reward_range is not None:
             constants["reward_range"] = list(self._reward_range)
         return constants
-
-    # --- saved state ---------------------------------------------------------------------
-    def _state(self) -> dict:
-        return {"noise_scale": self._noise_scale, "support": [list(arm) for arm in self._design.support],
-                "proportions": self._proportions.tolist(), "allocated": self._handout.tracker.counts.tolist(),
-                "plan": list(self._handout.plan), "cursor": self._handout.cursor,
-                "counts": self._design.counts.tolist(),
-                "reward_sums": self._design.reward_sums.tolist(), "next_check": self._next_check,
-                "first_stop": self._first_stop,
-                "reward_range": None if self._reward_range is None else list(self._reward_range),
-                "square_sums": None if self._design.square_sums is None else self._design.square_sums.tolist()}
-
-    def _restore(self, state: StateReader) -> None:
-        self._setup_checks()
-        noise_scale = state.number("noise_scale")
-        if noise_scale is None or noise_scale <= 0:
-            raise StateError(f"{state.source}: field 'state.noise_scale' must be positive")
-        self._noise_scale = noise_scale
-        self._reward_range = self._restore_reward_range(state)
-        try:
-            arms = [self.problem.check_super_arm(arm, "support member") for arm in state.get("support", list)]
-            if len(set(arms)) != len(arms):
-                raise InvalidParameterError("support repeats a super-arm")
-            design = self._spanning_design(arms)
-        except (InvalidParameterError, TypeError) as error:
-            raise StateError(f"{state.source}: field 'state.support': {error}") from None
-        m = len(arms)
-        proportions = state.array("proportions", length=m, low=0.0)
-        if not np.all(proportions > 0):
-            raise StateError(f"{state.source}: field 'state.proportions' must be positive")
-        allocated = state.array("allocated", length=m, dtype=int, low=0)
-        self._start(arms, proportions, counts=allocated, design=design)
-        self._handout = Handout(self._handout.tracker, state.array("plan", length=m, dtype=int, low=0),
-                                state.integer("cursor", low=0, high=m - 1))
-        self._design.counts[:] = state.array("counts", length=m, dtype=int, low=0)
-        self._design.reward_sums[:] = state.array("reward_sums", length=m)
-        self._restore_square_sums(state, m)
-        self._design.pulls = int(self._design.counts.sum())
-        self._next_check = state.integer("next_check", low=1)
-        first = state.get("first_stop", int, optional=True)
-        self._first_stop = first
-
-    def _restore_reward_range(self, state: StateReader) -> tuple[float, float] | None:
-        # Optional for the options that do not use it (files written before it existed lack it).
-        value = state.data.get("reward_range")
-        if value is None:
-            if self._uses_variances():
-                raise StateError(f"{state.source}: field 'state.reward_range' is missing: confidence="
-                                 f"{self.confidence!r} needs it")
-            return None
-        try:
-            return check_reward_range("reward_range", value)
-        except (TypeError, ValueError) as error:
-            raise StateError(f"{state.source}: field 'state.reward_range': {error}") from None
-
-    def _restore_square_sums(self, state: StateReader, m: int) -> None:
-        design = self._design
-        if design.square_sums is None:
-            if state.data.get("square_sums") is not None:
-                raise StateError(f"{state.source}: field 'state.square_sums' must be null: only confidence="
-                                 f"{', '.join(map(repr, RANGE_CONFIDENCES))} keeps square sums")
-            return
-        squares = state.array("square_sums", length=m, low=0.0)  # present, numbers, finite, non-negative
-        assert self._reward_range is not None
-        for member, (count, total, square) in enumerate(zip(design.counts, design.reward_sums, squares, strict=True)):
-            if count == 0:
-                problem = "" if total == 0.0 and square == 0.0 else "a member never pulled has non-zero sums"
-            elif square < total * total / count * (1.0 - RANGE_TOLERANCE):
-                problem = (f"{square!r} < reward_sums**2 / counts = {total * total / count!r} for member {member} "
-                           "(impossible by Cauchy-Schwarz)")
-            else:
-                problem = _range_violation(float(total), float(square), int(count), self._reward_range)
-            if problem:
-                raise StateError(f"{state.source}: field 'state.square_sums' is inconsistent: {problem}")
-        design.square_sums[:] = squares
-
-    def _check_consistency(self, source: str) -> None:
-        if self._design.pulls != self._told:
-            raise StateError(f"{source}: the counts add up to {self._design.pulls} pulls but 'told' is {self._told}")
-        outstanding = np.zeros(len(self._handout.plan), dtype=np.int64)
-        for pull, token in self._pending.values():
-            if not (isinstance(token, int) and 0 <= token < len(self._design.support)) \
-                    or self._design.support[token] != pull.arms:
-                raise StateError(f"{source}: pending pull {pull.id} does not match a support member")
-            outstanding[token] += pull.count
-        if not self._handout.accounts_for(self._design.counts, outstanding):
-            raise StateError(f"{source}: 'allocated' differs from counts + pending + plan: the file was edited")
 
 
 def _range_violation(total: float, squares: float, count: int, reward_range) -> str:

@@ -25,7 +25,6 @@ from fullbandit.base import StoppingCheck
 from fullbandit.params import SEED, Interval
 from fullbandit.problem import TopK
 from fullbandit.semi.base import PerArmRounds
-from fullbandit.state import StateError, StateReader
 
 #: The default cap on single-arm samples (the budget only caps a fixed-confidence run).
 DEFAULT_BUDGET = 10_000_000
@@ -359,31 +358,6 @@ class AdaptiveTopK(PerArmRounds):
         """
         self.setup()
         return self._decided_in.copy()
-
-    # --- saved state --------------------------------------------------------------------------
-    def _round_state(self) -> dict:
-        return {"accepted": list(self._accepted), "rejected": list(self._rejected),
-                "decided_in": self._decided_in.tolist()}
-
-    def _restore_round(self, state: StateReader) -> None:
-        n = self.problem.n
-        accepted = state.get("accepted", list)
-        rejected = state.get("rejected", list)
-        arms = [*accepted, *rejected]
-        if not all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < n for i in arms) \
-                or len(set(arms)) != len(arms) or len(accepted) > self.problem.k:
-            raise StateError(f"{state.source}: fields 'accepted' and 'rejected' must hold at most k={self.problem.k} "
-                             f"and distinct arms in 0..{n - 1}")
-        decided_in = state.array("decided_in", length=n, dtype=int, low=0)
-        decided = np.zeros(n, dtype=bool)
-        decided[arms] = True
-        if np.any((decided_in > 0) != decided) or np.any(decided_in > self.round):
-            raise StateError(f"{state.source}: field 'decided_in' disagrees with the decisions or the round")
-        self._accepted = list(accepted)
-        self._rejected = list(rejected)
-        self._undecided = ~decided
-        self._decided_in = decided_in
-        self._scale()
 
 
 class AdaptiveTopKBudget(AdaptiveTopK):

@@ -35,7 +35,6 @@ from fullbandit.semi.accept_reject import top_k_mask
 from fullbandit.semi.base import empirical_means
 from fullbandit.semi.lucb import LUCB1_K1
 from fullbandit.semi.sequential import SequentialPerArm
-from fullbandit.state import StateError, StateReader
 
 #: Defaults of the confidence schedule ``delta_s = delta1 * alpha^(s-1)`` (see ATLUCB's Notes).
 DEFAULT_DELTA1 = 0.5
@@ -200,15 +199,6 @@ class ATLUCB(SequentialPerArm):
         self._noise_scale = self._noise_scale_in_use(self._noise_scale, of="one arm's reward, 1/2 in [0, 1]")
         super()._build_rounds(rng)
 
-    def _restore_round(self, state: StateReader) -> None:
-        if self._noise_scale is None or not self._noise_scale > 0:
-            raise StateError(f"{state.source}: field 'noise_scale' must be a positive number")
-        super()._restore_round(state)
-        n = self.problem.n
-        stage, pair = self._policy["stage"], self._policy["pair"]
-        if stage[0] < 1 or np.any(pair < 0) or np.any(pair >= n):
-            raise StateError(f"{state.source}: field '{state.prefix}stage' must be >= 1 and "
-                             f"'{state.prefix}pair' must hold arms in 0..{n - 1}")
 
     @property
     def per_arm_epsilon(self) -> float:

@@ -6,12 +6,11 @@ arm ``i``, and only once all of them are told does the algorithm look at the dat
 plan the next one. :class:`PerArmRounds` hands a round out in batches (one
 :class:`fullbandit.base.Pull` for all the arms that need the same number of samples, told
 with each member's summed reward, so a simulated round costs one vectorised draw), keeps
-the samples and reward sums per arm, and saves and restores all of it. Every unit of the
+the samples and reward sums per arm. Every unit of the
 budget is one single-arm sample (:meth:`fullbandit.base.Algorithm.cost`).
 
 A subclass provides :meth:`PerArmRounds._plan_round` (samples per arm for the next round,
-from the data so far) and :meth:`PerArmRounds._evaluate` (the answer), and may keep its
-own state through :meth:`PerArmRounds._round_state` / :meth:`PerArmRounds._restore_round`.
+from the data so far) and :meth:`PerArmRounds._evaluate` (the answer).
 """
 
 from __future__ import annotations
@@ -24,7 +23,6 @@ import numpy as np
 from fullbandit.base import Algorithm, ProtocolError
 from fullbandit.params import SEED, Interval
 from fullbandit.problem import TopK
-from fullbandit.state import StateError, StateReader
 
 #: The parameters every fixed-budget per-arm algorithm has.
 FIXED_BUDGET_CONSTRAINTS: dict[str, list] = {"budget": [Interval(int, 1, None)], "seed": [SEED]}
@@ -90,12 +88,6 @@ class PerArmRounds(Algorithm):
     def _plan_round(self) -> np.ndarray:
         """Samples per arm (``n`` non-negative integers, not all zero) for the next round."""
 
-    def _round_state(self) -> dict:
-        """The subclass's own state (JSON-serialisable; optional)."""
-        return {}
-
-    def _restore_round(self, state: StateReader) -> None:  # noqa: B027 - optional hook
-        """Rebuild the subclass's own state from :meth:`_round_state`'s output (optional)."""
 
     def _build_rounds(self, rng: np.random.Generator) -> None:  # noqa: B027 - optional hook
         """Build the subclass's own working state before the first round (optional)."""
@@ -171,29 +163,4 @@ class PerArmRounds(Algorithm):
         return {"rounds": self.round, "max_samples_per_arm": int(self.samples.max()),
                 "mean_samples_per_arm": float(self.samples.mean())}
 
-    # --- saved state -----------------------------------------------------------------------------
-    def _state(self) -> dict:
-        return {"samples": self.samples.tolist(), "sums": self.sums.tolist(), "round": self.round,
-                "queue": self._queue.tolist(), "round_outstanding": self._round_outstanding,
-                "round_complete": self._round_complete, "noise_scale": self._noise_scale,
-                "own": self._round_state()}
 
-    def _restore(self, state: StateReader) -> None:
-        n = self.problem.n
-        self.samples = state.array("samples", length=n, dtype=int, low=0)
-        self.sums = state.array("sums", length=n)
-        self.round = state.integer("round", low=0)
-        self._queue = state.array("queue", length=n, dtype=int, low=0)
-        self._round_outstanding = state.integer("round_outstanding", low=0)
-        self._round_complete = state.get("round_complete", bool)
-        self._noise_scale = state.number("noise_scale", optional=True)
-        self._restore_round(state.child("own"))
-
-    def _check_consistency(self, source: str) -> None:
-        if int(self.samples.sum()) != self._told:
-            raise StateError(f"{source}: the samples per arm add up to {int(self.samples.sum())}, "
-                             f"not told={self._told}")
-        pending = sum(pull.count * len(pull.arms) for pull, token in self._pending.values() if token[0] == self.round)
-        if pending != self._round_outstanding:
-            raise StateError(f"{source}: {pending} samples of round {self.round} are pending, "
-                             f"not round_outstanding={self._round_outstanding}")

@@ -39,7 +39,6 @@ from fullbandit.base import StoppingCheck
 from fullbandit.params import SEED, Interval
 from fullbandit.priors import PriorObservations, check_prior_noise
 from fullbandit.semi.base import PerArmRounds
-from fullbandit.state import StateError, StateReader
 
 #: Budget cap (single-arm samples) when none is given.
 DEFAULT_BUDGET = 10_000_000
@@ -100,10 +99,6 @@ class _ConfidenceRounds(PerArmRounds):
         self._noise_scale = self._noise_scale_in_use(self._noise_scale, of="one arm's reward, 1/2 in [0, 1]")
         self._no_prior()
 
-    def _restore_round(self, state: StateReader) -> None:
-        if self._noise_scale is None or not self._noise_scale > 0:
-            raise StateError(f"{state.source}: field 'noise_scale' must be a positive number")
-        self._no_prior()
 
     def _no_prior(self) -> None:
         n = self.problem.n

@@ -16,7 +16,6 @@ import numpy as np
 from fullbandit.base import StoppingCheck
 from fullbandit.params import SEED, Instance, Interval
 from fullbandit.semi.base import PerArmRounds
-from fullbandit.state import StateError, StateReader
 
 #: The ratio of consecutive round budgets in Algorithm 1: ``e^0.2 * 3/4`` (about 0.916).
 PAPER_BETA = math.exp(0.2) * 0.75
@@ -315,46 +314,4 @@ class OptMAI(PerArmRounds):
                    "accepted_arms": len(accepted), "planning_budget": self.planning_budget}
         return StoppingCheck(self._told, math.inf, 0.0, answer, False, details)
 
-    # --- saved state ---------------------------------------------------------------------------
-    def _round_state(self) -> dict:
-        return {"active": self._active.tolist(), "accepted": list(self._accepted), "stage": self._stage,
-                "quota": self._quota, "keys": self._keys.tolist(), "start_sums": self._start_sums.tolist(),
-                "used": self._used, "decision": None if self._decision is None else list(self._decision),
-                "forced": self._forced, "padding": self._padding.tolist(), "sizes": list(self._sizes),
-                "quotas": list(self._quotas)}
 
-    def _restore_round(self, state: StateReader) -> None:
-        n, k = self.problem.n, self.problem.k
-
-        def arm_list(name: str) -> list[int]:
-            values = state.get(name, list)
-            if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v < n for v in values) \
-                    or len(set(values)) != len(values):
-                raise StateError(f"{state.source}: field '{state.prefix}{name}' must hold distinct arms in "
-                                 f"0..{n - 1}")
-            return values
-
-        active, accepted = arm_list("active"), arm_list("accepted")
-        if set(active) & set(accepted) or len(accepted) > k or active != sorted(active):
-            raise StateError(f"{state.source}: fields '{state.prefix}active' and 'accepted' are inconsistent")
-        self._active = np.array(active, dtype=np.int64)
-        self._accepted = accepted
-        self._stage = state.get("stage", str)
-        if self._stage not in _STAGES:
-            raise StateError(f"{state.source}: field '{state.prefix}stage' is {self._stage!r}")
-        self._quota = state.integer("quota", low=0)
-        self._keys = state.array("keys", length=n)
-        self._start_sums = state.array("start_sums", length=n)
-        self._used = state.integer("used", low=0, high=self.budget)
-        decision = state.get("decision", list, optional=True)
-        self._decision = None if decision is None else tuple(arm_list("decision"))
-        if self._decision is not None and len(self._decision) != k:
-            raise StateError(f"{state.source}: field '{state.prefix}decision' does not hold k={k} arms")
-        self._forced = state.get("forced", bool)
-        self._padding = state.array("padding", length=n, dtype=int, low=0)
-        self._sizes = [int(v) for v in state.array("sizes", length=len(state.get("sizes", list)), dtype=int, low=1)]
-        self._quotas = [int(v) for v in state.array("quotas", length=len(self._sizes), dtype=int, low=1)]
-        if sum(s * q for s, q in zip(self._sizes, self._quotas, strict=True)) != self._used \
-                or self._used + int(self._padding.sum()) > self.budget:
-            raise StateError(f"{state.source}: the rounds' sizes and quotas do not add up to "
-                             f"'{state.prefix}used'={self._used} within budget={self.budget}")

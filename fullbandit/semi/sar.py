@@ -18,7 +18,6 @@ from fullbandit.base import StoppingCheck
 from fullbandit.params import Interval
 from fullbandit.semi.accept_reject import nsar_phase_lengths, phase_plan, sar_decisions, top_k_mask
 from fullbandit.semi.base import FIXED_BUDGET_CONSTRAINTS, PerArmRounds
-from fullbandit.state import StateError, StateReader
 
 
 def empirical_top(means: np.ndarray, arms, k: int) -> list[int]:
@@ -242,21 +241,6 @@ class NSAR(_FixedBudgetTopK):
 
     def constants(self) -> dict:
         return {**super().constants(), "phases": self._phase, "accepted": len(self._accepted)}
-
-    def _round_state(self) -> dict:
-        return {"active": list(self._active), "accepted": list(self._accepted), "phase": self._phase,
-                "next_plan": self._next_plan.tolist()}
-
-    def _restore_round(self, state: StateReader) -> None:
-        n = self.problem.n
-        active, accepted = state.get("active", list), state.get("accepted", list)
-        arms = active + accepted
-        if not all(isinstance(i, int) and 0 <= i < n for i in arms) or len(set(arms)) != len(arms) \
-                or len(accepted) > self.problem.k:
-            raise StateError(f"{state.source}: fields 'active'/'accepted' must hold distinct arm indices in 0..{n - 1}")
-        self._active, self._accepted = list(active), list(accepted)
-        self._phase = state.integer("phase", low=0, high=n - 1)
-        self._next_plan = state.array("next_plan", length=n, dtype=int, low=0)
 
 
 class SAR(NSAR):

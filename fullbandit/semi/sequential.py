@@ -65,7 +65,6 @@ from fullbandit._validation import InvalidParameterError, as_generator
 from fullbandit.base import StoppingCheck
 from fullbandit.semi.base import FIXED_BUDGET_CONSTRAINTS, PerArmRounds
 from fullbandit.semi.batch import BatchArms
-from fullbandit.state import StateError, StateReader
 
 
 def lowest_argmin(values: np.ndarray) -> np.ndarray:
@@ -138,10 +137,6 @@ class SequentialPerArm(PerArmRounds):
     def _release(self, token, count) -> None:
         pass  # an abandoned step is simply not taken: the next ask chooses afresh
 
-    def _check_consistency(self, source: str) -> None:
-        if int(self.samples.sum()) != self._told:
-            raise StateError(f"{source}: the samples per arm add up to {int(self.samples.sum())}, "
-                             f"not told={self._told}")
 
     def _evaluate(self) -> StoppingCheck:
         details = {"rounds": self.round}
@@ -151,23 +146,6 @@ class SequentialPerArm(PerArmRounds):
         mask = self._decide(counts, sums, self._policy)[0]
         details.update(self._details(counts, sums, self._policy))
         return StoppingCheck(self._told, math.inf, 0.0, tuple(int(i) for i in np.flatnonzero(mask)), False, details)
-
-    def _round_state(self) -> dict:
-        return {name: value[0].tolist() for name, value in self._policy.items()}
-
-    def _restore_round(self, state: StateReader) -> None:
-        policy = self._policy_start(1)
-        for name, template in policy.items():
-            try:
-                values = np.asarray(state.get(name, object), dtype=float)
-            except (TypeError, ValueError):
-                values = np.full(1, np.nan)
-            if values.shape != template.shape[1:] or not np.all(np.isfinite(values)) \
-                    or (template.dtype.kind in "biu" and not np.array_equal(values, np.round(values))):
-                raise StateError(f"{state.source}: field '{state.prefix}{name}' must hold finite "
-                                 f"{template.dtype.name} values of shape {template.shape[1:]}")
-            policy[name] = values.astype(template.dtype)[None]
-        self._policy = policy
 
 
 @dataclass(frozen=True)
