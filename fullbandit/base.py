@@ -1029,7 +1029,8 @@ def _class_named(base: type[Algorithm], path: str, source: str) -> type[Algorith
 
 
 def _subclasses(cls: type) -> list[type]:
-    found, pending = [], list(cls.__subclasses__())
+    found: list[type] = []
+    pending: list[type] = list(cls.__subclasses__())
     while pending:
         candidate = pending.pop()
         found.append(candidate)
