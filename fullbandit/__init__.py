@@ -8,18 +8,34 @@ The names below are imported on first use (PEP 562), so ``import fullbandit`` is
 and the ``fullbandit`` command can turn a Ctrl-C during start-up into a clean exit.
 """
 
-from __future__ import annotations
 
-import importlib
-import sys
-import types
-from importlib.metadata import PackageNotFoundError, version
-from typing import TYPE_CHECKING
-
+# First of all, Ctrl-C is held while the package initialises: the ``fullbandit`` command imports this
+# package before its own code can catch anything (fullbandit._launch tells the whole story). Nothing here
+# may come before this block; the names below are prefixed with ``_`` and stay private.
 try:
-    __version__ = version("fullbandit")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0+unknown"
+    _held: list[int] = []  # the SIGINTs that arrived while held
+
+    def _hold(signum, frame) -> None:
+        _held.append(signum)
+
+    import signal as _signal
+
+    _previous = _signal.getsignal(_signal.SIGINT)
+    if _previous is _signal.default_int_handler:  # not when SIGINT is ignored or handled by the program
+        _signal.signal(_signal.SIGINT, _hold)
+    else:
+        _previous = None
+except KeyboardInterrupt:  # before the hold was in place
+    _held, _previous = [2], None
+except ValueError:  # imported outside the main thread: signals are the main thread's business
+    _previous = None
+
+import importlib  # noqa: E402
+import sys  # noqa: E402
+import types  # noqa: E402
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the name)
+__version__ = "0.1.0"  # as in pyproject.toml (tests/test_launch.py checks); the command prefers the installed metadata
 
 _HOMES = {
     "run": "fullbandit.driver",
@@ -110,3 +126,39 @@ class _Package(types.ModuleType):
 
 
 sys.modules[__name__].__class__ = _Package
+
+
+def _starting_the_command() -> bool:
+    """Whether this import is the start of the ``fullbandit`` command, not of a program that uses the library.
+
+    The command is started by a script whose top level imports ``fullbandit._launch`` (the console
+    script pip writes, ``python -c``) or by ``python -m fullbandit``; either way this package is
+    imported on the way, and the frames above this one show it.
+    """
+    frame: types.FrameType | None = sys._getframe(2)  # 0: here, 1: this package's module code
+    launcher = False
+    while frame is not None:
+        module = frame.f_globals.get("__name__", "")
+        if module.startswith(("importlib._bootstrap", "_frozen_importlib")):
+            if frame.f_code.co_name == "_find_and_load":
+                launcher = launcher or frame.f_locals.get("name") in ("fullbandit._launch", "fullbandit.__main__")
+            frame = frame.f_back
+            continue
+        if module == "runpy":  # python -m fullbandit
+            return frame.f_locals.get("mod_name") == "fullbandit.__main__"
+        return launcher and frame.f_code.co_name == "<module>" and module == "__main__"
+    return False
+
+
+# The hold ends: the command's start-up takes over (it ends the command at once on Ctrl-C, with its
+# one line and status 130), or a Ctrl-C held for a program using the library reaches it now.
+if _starting_the_command():
+    from fullbandit._launch import take_over
+
+    take_over(_previous, _held)
+elif _previous is not None:
+    _signal.signal(_signal.SIGINT, _previous)
+    if _held:
+        _signal.raise_signal(_signal.SIGINT)
+elif _held:
+    raise KeyboardInterrupt

@@ -177,3 +177,12 @@ def test_threshold_is_refused_for_a_top_k_algorithm(capsys):
     assert main(["solve", "--algorithm", "sar", "--threshold", "0.5"]) == 2
     err = capsys.readouterr().err
     assert "--threshold" in err and "lsa" in err and "sar" in err
+
+
+def test_version_prints_the_name_and_version(capsys):
+    from fullbandit._launch import version
+
+    with pytest.raises(SystemExit) as stop:
+        main(["--version"])
+    assert stop.value.code == 0
+    assert capsys.readouterr().out == f"fullbandit {version()}\n"

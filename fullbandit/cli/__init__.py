@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from fullbandit._launch import interrupted
+from fullbandit._launch import interrupted, version
 from fullbandit._validation import InvalidParameterError
 from fullbandit.cli import bench, dks, plan, session, solve
 
@@ -18,9 +18,21 @@ COMMANDS = {"solve": solve, "bench": bench, "dks": dks, "session": session, "pla
 EXIT_USAGE = 2
 
 
+class _Version(argparse.Action):
+    """``--version``: prints ``fullbandit X.Y.Z``; the version is looked up only when asked for."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS, help=None):
+        super().__init__(option_strings, dest=dest, default=default, nargs=0, help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(f"fullbandit {version()}")
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``fullbandit`` argument parser with every sub-command."""
     parser = argparse.ArgumentParser(prog="fullbandit", description=__doc__.split("\n")[0])
+    parser.add_argument("--version", action=_Version, help="print the version of fullbandit and exit")
     commands = parser.add_subparsers(dest="command", required=True)
     for module in COMMANDS.values():
         module.add_parser(commands)
