@@ -114,6 +114,21 @@ def check_reward_range(name: str, value) -> tuple[float, float]:
     return low, high
 
 
+def check_budget_floor(owner: str, budget: int, floor: int, why: str) -> None:
+    """Refuse a ``budget`` below ``floor``, the least an algorithm's schedule can use; ``why`` says what it needs.
+
+    A fixed-budget algorithm given less would still return an answer, one that no sample
+    (or too few) supports, so the budget is refused at validation instead.
+
+    >>> check_budget_floor("Uniform", 5, 8, "one sample of each arm")
+    Traceback (most recent call last):
+    ...
+    fullbandit._validation.InvalidParameterError: Uniform: budget=5 must be at least 8 (one sample of each arm)
+    """
+    if budget < floor:
+        raise InvalidParameterError(f"{owner}: budget={budget} must be at least {floor} ({why})")
+
+
 def check_finite_reward(reward) -> float:
     """A single observed reward must be a finite real number (NaN would poison every estimate)."""
     try:

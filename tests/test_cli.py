@@ -177,3 +177,15 @@ def test_threshold_is_refused_for_a_top_k_algorithm(capsys):
     assert main(["solve", "--algorithm", "sar", "--threshold", "0.5"]) == 2
     err = capsys.readouterr().err
     assert "--threshold" in err and "lsa" in err and "sar" in err
+
+
+@pytest.mark.parametrize("algorithm, budget, floor", [("sar", 5, 37), ("nsar", 36, 37), ("optmai", 10, 36),
+                                                      ("uniform", 35, 36), ("adaptive-topk-budget", 1, 36 * 30)])
+def test_a_fixed_budget_below_what_the_schedule_needs_is_refused(algorithm, budget, floor, capsys):
+    # The embedded IT data has n=36 workers; adaptive-topk-budget's first round samples each of them
+    # m_1 = ceil(4 ln(2 * 36 / 0.05)) = 30 times (R = 1/2 for Bernoulli answers, the CLI's delta 0.05).
+    assert main(["solve", "--algorithm", algorithm, "--budget", str(budget), "--no-progress"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert captured.err.startswith("fullbandit: error: ")
+    assert f"budget={budget} must be at least {floor}" in captured.err
