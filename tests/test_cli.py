@@ -53,8 +53,11 @@ def test_same_seed_same_output(capsys):
     (["--k", "36"], "k=36 must satisfy 1 <= k < n=36"),
     (["--delta", "-0.5"], "delta=-0.5 must be a float in (0, 1)"),
     (["--delta", "nan"], "delta=nan must be a float in (0, 1)"),
-    (["--epsilon", "-1"], "epsilon=-1.0 must be a float in [0, inf]"),
-    (["--epsilon", "inf"], "epsilon=inf must be a float in [0, inf]"),
+    (["--epsilon", "-1"], "epsilon=-1.0 must be a finite float >= 0"),
+    (["--epsilon", "inf"], "epsilon=inf must be a finite float >= 0"),
+    (["--epsilon", "nan"], "epsilon=nan must be a finite float >= 0"),
+    (["--noise-scale", "0", "--algorithm", "icb"], "noise_scale=0.0 must be None or a finite float > 0"),
+    (["--noise-scale", "inf", "--algorithm", "icb"], "noise_scale=inf must be None or a finite float > 0"),
     (["--seed", "-2"], "seed=-2 must satisfy"),
 ])
 def test_bad_values_exit_with_a_clear_message(argv, message, capsys):
