@@ -192,3 +192,27 @@ def test_a_fixed_budget_below_what_the_schedule_needs_is_refused(algorithm, budg
     assert captured.out == "" and captured.err.count("\n") == 1
     assert captured.err.startswith("fullbandit: error: ")
     assert f"budget={budget} must be at least {floor}" in captured.err
+
+
+@pytest.mark.parametrize("threshold", ["1.5", "-0.1", "nan"])
+def test_a_threshold_outside_the_accuracies_range_is_refused(threshold, capsys):
+    # Outside [0, 1] every worker is trivially below (or above) it: the "classification" says nothing.
+    assert main(["solve", "--algorithm", "lsa", "--threshold", threshold, "--no-progress"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert captured.err.startswith("fullbandit: error: --threshold=")
+    assert "the workers' accuracies lie in [0, 1]" in captured.err
+
+
+def test_k_is_refused_for_a_thresholding_algorithm(capsys):
+    assert main(["solve", "--algorithm", "lsa", "--threshold", "0.6", "--k", "3", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("fullbandit: error: --k does not apply to --algorithm lsa")
+    assert "classifies every worker" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("value", ["-0.1", "inf"])
+def test_a_bad_epsilon_per_member_is_refused_naming_it(value, capsys):
+    # The algorithm's own check would name epsilon (k times this), which the user did not type.
+    assert main(["solve", "--epsilon-per-member", value, "--no-progress"]) == 2
+    assert capsys.readouterr().err.startswith(f"fullbandit: error: --epsilon-per-member={float(value)}")

@@ -336,6 +336,22 @@ def test_solve_votes_refuses_bad_options_naming_them(tmp_path, capsys, extra, me
     assert message in err
 
 
+@pytest.mark.parametrize(("ratings", "threshold", "status"), [
+    (None, "1.5", 2), (None, "-0.1", 2), ("bad=-1,good=3", "2.5", 0), ("bad=-1,good=3", "3.5", 2)])
+def test_solve_votes_refuses_a_threshold_outside_the_ratings_range(tmp_path, capsys, ratings, threshold, status):
+    from fullbandit.cli import main
+    header, rows = (HEADER, "a,2,2,4\nb,9,1,0\nc,0,0,3\n") if ratings is None else ("id,bad,good\n", "a,1,3\nb,3,1\n")
+    path = write(tmp_path, header + rows)
+    options = [] if ratings is None else ["--ratings", ratings]
+    assert main(["solve", "--data", str(path), "--votes", "--algorithm", "lsa", "--threshold", threshold,
+                 "--budget", "200", "--no-progress", *options]) == status
+    if status:
+        low, high = ("0", "1") if ratings is None else ("-1", "3")
+        err = capsys.readouterr().err
+        assert f"--threshold={float(threshold)} must satisfy" in err
+        assert f"the items' mean ratings lie in [{low}, {high}]" in err
+
+
 def test_solve_votes_options_need_data_and_votes(tmp_path, capsys):
     from fullbandit.cli import main
     assert main(["solve", "--votes"]) == 2
