@@ -78,9 +78,37 @@ def check_choice(name: str, value, allowed: Iterable[str]) -> str:
     return value
 
 
+def as_real_array(name: str, value) -> np.ndarray:
+    """``value`` as a new float array, or a ``TypeError`` naming ``name`` and the first entry that is no real number.
+
+    numpy would turn the text ``"1"`` into ``1.0`` and fail on ``"a"`` with its own message;
+    neither says which argument was wrong, so text, complex numbers and other objects are
+    refused here, by name.
+
+    >>> as_real_array("means", [0.5, 1]).tolist()
+    [0.5, 1.0]
+    >>> as_real_array("means", ["a", "b"])
+    Traceback (most recent call last):
+    ...
+    TypeError: means must hold real numbers, but entry 0 is 'a' (str)
+    """
+    try:
+        raw = np.asarray(value)
+    except ValueError:  # a ragged nesting, e.g. [[1, 2], [3]]
+        raise InvalidParameterError(f"{name} must be a rectangular array of real numbers, got {value!r}") from None
+    if raw.dtype.kind not in "biuf":  # as objects, each entry keeps its own type (numpy made them all text)
+        for index, entry in enumerate(np.asarray(value, dtype=object).ravel()):
+            if isinstance(entry, np.generic):
+                entry = entry.item()
+            if isinstance(entry, bool) or not isinstance(entry, numbers.Real):
+                raise TypeError(f"{name} must hold real numbers, but entry {index} is {entry!r} "
+                                f"({type(entry).__name__})")
+    return np.array(raw, dtype=float, copy=True)
+
+
 def check_vector(name: str, value, *, length: int | None = None) -> np.ndarray:
     """A one-dimensional array of finite floats (copied)."""
-    array = np.array(value, dtype=float, copy=True)
+    array = as_real_array(name, value)
     if array.ndim != 1:
         raise InvalidParameterError(f"{name} must be one-dimensional, got shape {array.shape}")
     if length is not None and array.shape[0] != length:
