@@ -7,9 +7,13 @@ values, e.g. ``k=0 must satisfy 1 <= k < n=36``.
 
 from __future__ import annotations
 
+import codecs
+import csv
+import io
 import math
 import numbers
 from collections.abc import Iterable
+from pathlib import Path
 
 import numpy as np
 
@@ -236,3 +240,33 @@ def _zero_or_one(table: np.ndarray) -> np.ndarray:
 
 def _is_zero_or_one(value) -> bool:
     return isinstance(value, (bool, np.bool_, numbers.Real)) and value in (0, 1)
+
+
+def read_csv_text(path) -> io.StringIO:
+    """A user's CSV file decoded as UTF-8 (a byte-order mark dropped), ready for ``csv.reader`` or ``pandas.read_csv``.
+
+    Every CSV reader of the package reads through this one, so a file saved by Excel (with a
+    BOM) reads the same everywhere, and a byte that is not UTF-8 is refused naming the file,
+    line and column instead of a ``UnicodeDecodeError`` traceback.
+
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "bad.csv"
+    >>> _ = path.write_bytes(b"\\xef\\xbb\\xbfid,label\\na,caf\\xe9\\n")
+    >>> read_csv_text(path)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    fullbandit._validation.InvalidParameterError: ...bad.csv: line 2, column 2: byte 0xe9 is not UTF-8; save the file \
+as UTF-8
+    """
+    data = Path(path).read_bytes().removeprefix(codecs.BOM_UTF8)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        newline = b"\n"
+        line_start = data.rfind(newline, 0, error.start) + 1
+        before = data[line_start:error.start].decode("utf-8", errors="replace")
+        column = len(next(csv.reader([before]), [""]))  # the CSV cell the byte falls in
+        raise InvalidParameterError(
+            f"{path}: line {data.count(newline, 0, error.start) + 1}, column {column}: byte "
+            f"0x{data[error.start]:02x} is not UTF-8; save the file as UTF-8") from None
+    return io.StringIO(text, newline="")
