@@ -7,9 +7,13 @@ values, e.g. ``k=0 must satisfy 1 <= k < n=36``.
 
 from __future__ import annotations
 
+import codecs
+import csv
+import io
 import math
 import numbers
 from collections.abc import Iterable
+from pathlib import Path
 
 import numpy as np
 
@@ -78,9 +82,37 @@ def check_choice(name: str, value, allowed: Iterable[str]) -> str:
     return value
 
 
+def as_real_array(name: str, value) -> np.ndarray:
+    """``value`` as a new float array, or a ``TypeError`` naming ``name`` and the first entry that is no real number.
+
+    numpy would turn the text ``"1"`` into ``1.0`` and fail on ``"a"`` with its own message;
+    neither says which argument was wrong, so text, complex numbers and other objects are
+    refused here, by name.
+
+    >>> as_real_array("means", [0.5, 1]).tolist()
+    [0.5, 1.0]
+    >>> as_real_array("means", ["a", "b"])
+    Traceback (most recent call last):
+    ...
+    TypeError: means must hold real numbers, but entry 0 is 'a' (str)
+    """
+    try:
+        raw = np.asarray(value)
+    except ValueError:  # a ragged nesting, e.g. [[1, 2], [3]]
+        raise InvalidParameterError(f"{name} must be a rectangular array of real numbers, got {value!r}") from None
+    if raw.dtype.kind not in "biuf":  # as objects, each entry keeps its own type (numpy made them all text)
+        for index, entry in enumerate(np.asarray(value, dtype=object).ravel()):
+            if isinstance(entry, np.generic):
+                entry = entry.item()
+            if isinstance(entry, bool) or not isinstance(entry, numbers.Real):
+                raise TypeError(f"{name} must hold real numbers, but entry {index} is {entry!r} "
+                                f"({type(entry).__name__})")
+    return np.array(raw, dtype=float, copy=True)
+
+
 def check_vector(name: str, value, *, length: int | None = None) -> np.ndarray:
     """A one-dimensional array of finite floats (copied)."""
-    array = np.array(value, dtype=float, copy=True)
+    array = as_real_array(name, value)
     if array.ndim != 1:
         raise InvalidParameterError(f"{name} must be one-dimensional, got shape {array.shape}")
     if length is not None and array.shape[0] != length:
@@ -112,6 +144,21 @@ def check_reward_range(name: str, value) -> tuple[float, float]:
     if not (math.isfinite(low) and math.isfinite(high) and low < high):
         raise InvalidParameterError(message)
     return low, high
+
+
+def check_budget_floor(owner: str, budget: int, floor: int, why: str) -> None:
+    """Refuse a ``budget`` below ``floor``, the least an algorithm's schedule can use; ``why`` says what it needs.
+
+    A fixed-budget algorithm given less would still return an answer, one that no sample
+    (or too few) supports, so the budget is refused at validation instead.
+
+    >>> check_budget_floor("Uniform", 5, 8, "one sample of each arm")
+    Traceback (most recent call last):
+    ...
+    fullbandit._validation.InvalidParameterError: Uniform: budget=5 must be at least 8 (one sample of each arm)
+    """
+    if budget < floor:
+        raise InvalidParameterError(f"{owner}: budget={budget} must be at least {floor} ({why})")
 
 
 def check_finite_reward(reward) -> float:
@@ -193,3 +240,33 @@ def _zero_or_one(table: np.ndarray) -> np.ndarray:
 
 def _is_zero_or_one(value) -> bool:
     return isinstance(value, (bool, np.bool_, numbers.Real)) and value in (0, 1)
+
+
+def read_csv_text(path) -> io.StringIO:
+    """A user's CSV file decoded as UTF-8 (a byte-order mark dropped), ready for ``csv.reader`` or ``pandas.read_csv``.
+
+    Every CSV reader of the package reads through this one, so a file saved by Excel (with a
+    BOM) reads the same everywhere, and a byte that is not UTF-8 is refused naming the file,
+    line and column instead of a ``UnicodeDecodeError`` traceback.
+
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "bad.csv"
+    >>> _ = path.write_bytes(b"\\xef\\xbb\\xbfid,label\\na,caf\\xe9\\n")
+    >>> read_csv_text(path)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    fullbandit._validation.InvalidParameterError: ...bad.csv: line 2, column 2: byte 0xe9 is not UTF-8; save the file \
+as UTF-8
+    """
+    data = Path(path).read_bytes().removeprefix(codecs.BOM_UTF8)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        newline = b"\n"
+        line_start = data.rfind(newline, 0, error.start) + 1
+        before = data[line_start:error.start].decode("utf-8", errors="replace")
+        column = len(next(csv.reader([before]), [""]))  # the CSV cell the byte falls in
+        raise InvalidParameterError(
+            f"{path}: line {data.count(newline, 0, error.start) + 1}, column {column}: byte "
+            f"0x{data[error.start]:02x} is not UTF-8; save the file as UTF-8") from None
+    return io.StringIO(text, newline="")

@@ -53,6 +53,7 @@ import numpy as np
 from fullbandit._validation import (
     InvalidParameterError,
     as_generator,
+    as_real_array,
     check_choice,
     check_real,
     check_vector,
@@ -641,12 +642,7 @@ class Categorical(Environment):
         if np.any(np.diff(values) <= 0):
             raise InvalidParameterError(
                 f"support must be strictly increasing (no repeated values), got {values.tolist()}")
-        try:
-            table = np.array(probabilities, dtype=float, copy=True)
-        except (TypeError, ValueError):
-            raise InvalidParameterError(
-                "probabilities must be an (n, m) array of numbers (one row per arm, one column per support "
-                "value)") from None
+        table = as_real_array("probabilities", probabilities)
         if table.ndim != 2 or table.shape[1] != values.size:
             raise InvalidParameterError(
                 f"probabilities must have shape (n, {values.size}) (one column per support value), "
@@ -794,7 +790,10 @@ class SparseReplay(BernoulliTeam):
         if hasattr(table, "correct") and hasattr(table, "worker_ids"):
             labels = table.worker_ids if labels is None else labels
             table = table.correct
-        matrix = np.ma.filled(np.ma.asarray(table, dtype=float), np.nan)
+        try:
+            matrix = np.ma.filled(np.ma.asarray(table, dtype=float), np.nan)
+        except (TypeError, ValueError):  # text or other objects: numpy's message names no argument
+            raise TypeError(f"table must hold only 0, 1 or NaN (no answer), one row per task, got {table!r}") from None
         if matrix.ndim != 2 or matrix.shape[0] < 1:
             raise InvalidParameterError(
                 f"table must be a 2-D (tasks x workers) table, got shape {matrix.shape}")

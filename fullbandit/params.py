@@ -55,6 +55,10 @@ class Interval:
     >>> delta = Interval(float, 0, 1, closed="neither")
     >>> delta.accepts(0.05), delta.accepts(1), delta.accepts(True), delta.describe()
     (True, False, False, 'a float in (0, 1)')
+    >>> Interval(float, 0, None).describe(), Interval(float, 0, None).accepts(float("inf"))
+    ('a finite float >= 0', False)
+    >>> Interval(int, 1, None).describe(), Interval(float, 0, None, closed="neither").describe()
+    ('an int >= 1', 'a finite float > 0')
     """
 
     kind: type
@@ -82,11 +86,22 @@ class Interval:
         return not (self.high is not None and (value > self.high if right_closed else value >= self.high))
 
     def describe(self) -> str:
-        left = "[" if self.closed in ("both", "left") else "("
-        right = "]" if self.closed in ("both", "right") else ")"
-        low = "-inf" if self.low is None else _number(self.low)
-        high = "inf" if self.high is None else _number(self.high)
-        return f"{'an int' if self.kind is int else 'a float'} in {left}{low}, {high}{right}"
+        """What is allowed, in words a user can act on: ``a float in (0, 1)``, ``a finite float >= 0``.
+
+        An unbounded side is written as a one-sided comparison rather than ``inf]``: infinities
+        are never accepted, and ``[0, inf]`` would say they are.
+        """
+        kind = "an int" if self.kind is int else "a float"
+        if self.low is not None and self.high is not None:
+            left = "[" if self.closed in ("both", "left") else "("
+            right = "]" if self.closed in ("both", "right") else ")"
+            return f"{kind} in {left}{_number(self.low)}, {_number(self.high)}{right}"
+        kind = kind if self.kind is int else "a finite float"
+        if self.low is not None:
+            return f"{kind} {'>=' if self.closed in ('both', 'left') else '>'} {_number(self.low)}"
+        if self.high is not None:
+            return f"{kind} {'<=' if self.closed in ('both', 'right') else '<'} {_number(self.high)}"
+        return kind
 
     def invalid_value(self):
         """A value of the right type just outside the interval, or of the wrong type if unbounded."""

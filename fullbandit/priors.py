@@ -48,7 +48,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from fullbandit._validation import InvalidParameterError, check_int, check_real
+from fullbandit._validation import InvalidParameterError, check_int, check_real, read_csv_text
 
 __all__ = ["PriorObservations", "WHOLE_TOLERANCE", "check_prior_noise", "round_index"]
 
@@ -251,11 +251,10 @@ class PriorObservations:
         (((0, 2),), [2], [3.0])
         """
         import csv
-        from pathlib import Path
 
         index = {str(name): i for i, name in enumerate(workers)}
         arms, rewards, counts = [], [], []
-        with Path(path).open(newline="") as handle:
+        with read_csv_text(path) as handle:
             reader = csv.DictReader(handle)
             missing = {"workers", "count", "reward"} - set(reader.fieldnames or ())
             if missing:

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from fullbandit._validation import InvalidParameterError
 from fullbandit.base import Algorithm, ProtocolError
 from fullbandit.driver import run, simulate_round
 from fullbandit.environments import BernoulliTeam, Environment, GaussianArms, GaussianSum
@@ -166,9 +167,28 @@ def check_budget_is_respected_exactly(spec: AlgorithmSpec) -> None:
 
 
 def check_small_budget_ends_cleanly(spec: AlgorithmSpec) -> None:
-    """A budget too small to identify the means ends the run with a result, not an exception."""
-    result = run(_make(spec, budget=2), _environment(spec), progress=False)
-    assert result.pulls == 2 and result.stop_reason == "budget exhausted" and not result.certified
+    """A budget too small to identify the means ends the run with a result, not an exception.
+
+    The budget is 2, or the least the algorithm's schedule accepts (``minimum_budget``, e.g.
+    one sample of every arm for a fixed-budget per-arm algorithm); one less is refused,
+    naming ``budget``, before any pull and with the algorithm left not set up.
+    """
+    environment = _environment(spec)
+    floor = getattr(_make(spec), "minimum_budget", lambda noise_scale: 1)(environment.noise_scale(2))
+    budget = max(2, floor)
+    if floor > 1:
+        refused = _make(spec, budget=floor - 1)
+        try:
+            run(refused, environment, progress=False)
+        except InvalidParameterError as error:
+            assert "budget" in str(error), f"the error for budget={floor - 1} does not name it: {error}"
+            assert not refused.is_set_up and refused.n_pulls == 0
+        else:
+            raise AssertionError(f"budget={floor - 1}, below minimum_budget={floor}, was accepted")
+    result = run(_make(spec, budget=budget), environment, progress=False)
+    # A schedule's rounding may leave a sample of its floor unspent (SAR's), never one of 2.
+    spent = result.pulls == budget if floor == 1 else 0 < result.pulls <= budget
+    assert spent and result.stop_reason == "budget exhausted" and not result.certified
 
 
 def check_result_before_any_pull(spec: AlgorithmSpec) -> None:

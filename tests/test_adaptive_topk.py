@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import fullbandit as fb
+from fullbandit._validation import InvalidParameterError
 from fullbandit.base import Algorithm
 from fullbandit.metrics import aggregate_regret
 from fullbandit.semi import AdaptiveTopK, AdaptiveTopKBudget, exchange_level, hardness
@@ -319,9 +320,23 @@ def test_fixed_budget_spends_the_budget_and_answers():
     assert result.pulls == 20_000 and result.stop_reason == "budget exhausted"
     assert result.guarantee == "fixed-budget" and not result.certified and len(result.answer) == 10
     assert aggregate_regret(means, result.answer) < 0.05
-    small = fb.run(AdaptiveTopKBudget(fb.TopK(30, 10), budget=100), fb.BernoulliTeam(means, feedback="semi", seed=4),
-                   progress=False)
-    assert small.pulls == 100 and len(small.answer) == 10  # round 1 unfinished: unsampled arms rank last
+
+
+@pytest.mark.parametrize("budget", [1, 29, 30 * 35 - 1])
+def test_fixed_budget_refuses_a_budget_that_cannot_finish_the_first_round(budget):
+    # Round 1 samples the arms in index order, m_1 = ceil(4 ln(2 * 30 / 0.01)) = 35 times each for R = 1/2;
+    # a smaller budget would leave the last arms unsampled and answer from the first ones.
+    means = 1 - np.arange(1, 31) / 30
+    algorithm = AdaptiveTopKBudget(fb.TopK(30, 10), budget=budget)
+    floor = algorithm.minimum_budget(noise_scale=0.5)
+    assert floor == 30 * math.ceil(4 * math.log(2 * 30 / 0.01))
+    with pytest.raises(InvalidParameterError, match=rf"AdaptiveTopKBudget: budget={budget} must be at least {floor} "
+                                                    r"\(n \* m_1"):
+        fb.run(algorithm, fb.BernoulliTeam(means, feedback="semi", seed=4), progress=False)
+    assert not algorithm.is_set_up and algorithm.budget == budget
+    enough = fb.run(AdaptiveTopKBudget(fb.TopK(30, 10), budget=floor), fb.BernoulliTeam(means, feedback="semi",
+                                                                                        seed=4), progress=False)
+    assert enough.pulls == floor and len(enough.answer) == 10
 
 
 def test_fixed_budget_stops_early_once_k_arms_are_accepted():

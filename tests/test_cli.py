@@ -53,8 +53,11 @@ def test_same_seed_same_output(capsys):
     (["--k", "36"], "k=36 must satisfy 1 <= k < n=36"),
     (["--delta", "-0.5"], "delta=-0.5 must be a float in (0, 1)"),
     (["--delta", "nan"], "delta=nan must be a float in (0, 1)"),
-    (["--epsilon", "-1"], "epsilon=-1.0 must be a float in [0, inf]"),
-    (["--epsilon", "inf"], "epsilon=inf must be a float in [0, inf]"),
+    (["--epsilon", "-1"], "epsilon=-1.0 must be a finite float >= 0"),
+    (["--epsilon", "inf"], "epsilon=inf must be a finite float >= 0"),
+    (["--epsilon", "nan"], "epsilon=nan must be a finite float >= 0"),
+    (["--noise-scale", "0", "--algorithm", "icb"], "noise_scale=0.0 must be None or a finite float > 0"),
+    (["--noise-scale", "inf", "--algorithm", "icb"], "noise_scale=inf must be None or a finite float > 0"),
     (["--seed", "-2"], "seed=-2 must satisfy"),
 ])
 def test_bad_values_exit_with_a_clear_message(argv, message, capsys):
@@ -186,3 +189,39 @@ def test_version_prints_the_name_and_version(capsys):
         main(["--version"])
     assert stop.value.code == 0
     assert capsys.readouterr().out == f"fullbandit {version()}\n"
+
+
+@pytest.mark.parametrize("algorithm, budget, floor", [("sar", 5, 37), ("nsar", 36, 37), ("optmai", 10, 36),
+                                                      ("uniform", 35, 36), ("adaptive-topk-budget", 1, 36 * 30)])
+def test_a_fixed_budget_below_what_the_schedule_needs_is_refused(algorithm, budget, floor, capsys):
+    # The embedded IT data has n=36 workers; adaptive-topk-budget's first round samples each of them
+    # m_1 = ceil(4 ln(2 * 36 / 0.05)) = 30 times (R = 1/2 for Bernoulli answers, the CLI's delta 0.05).
+    assert main(["solve", "--algorithm", algorithm, "--budget", str(budget), "--no-progress"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert captured.err.startswith("fullbandit: error: ")
+    assert f"budget={budget} must be at least {floor}" in captured.err
+
+
+@pytest.mark.parametrize("threshold", ["1.5", "-0.1", "nan"])
+def test_a_threshold_outside_the_accuracies_range_is_refused(threshold, capsys):
+    # Outside [0, 1] every worker is trivially below (or above) it: the "classification" says nothing.
+    assert main(["solve", "--algorithm", "lsa", "--threshold", threshold, "--no-progress"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and captured.err.count("\n") == 1
+    assert captured.err.startswith("fullbandit: error: --threshold=")
+    assert "the workers' accuracies lie in [0, 1]" in captured.err
+
+
+def test_k_is_refused_for_a_thresholding_algorithm(capsys):
+    assert main(["solve", "--algorithm", "lsa", "--threshold", "0.6", "--k", "3", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("fullbandit: error: --k does not apply to --algorithm lsa")
+    assert "classifies every worker" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("value", ["-0.1", "inf"])
+def test_a_bad_epsilon_per_member_is_refused_naming_it(value, capsys):
+    # The algorithm's own check would name epsilon (k times this), which the user did not type.
+    assert main(["solve", "--epsilon-per-member", value, "--no-progress"]) == 2
+    assert capsys.readouterr().err.startswith(f"fullbandit: error: --epsilon-per-member={float(value)}")

@@ -332,3 +332,10 @@ def test_solve_data_takes_other_column_names_and_gold_in_the_answers_file(tmp_pa
     assert "ROLE one of task, worker, label, true_label; got 'colour=vote'" in capsys.readouterr().err
     assert main(argv[:-2]) == 2
     assert "combined.csv: column 'task' is missing" in capsys.readouterr().err
+
+
+def test_a_byte_that_is_not_utf8_is_refused_naming_file_line_and_column(tmp_path):
+    path = tmp_path / "answers.csv"
+    path.write_bytes(b"\xef\xbb\xbftask,worker,label,true_label\nt1,w1,A,A\nt2,w\xe9,B,A\n")
+    with pytest.raises(InvalidParameterError, match=r"answers\.csv: line 3, column 2: byte 0xe9 is not UTF-8"):
+        load_long(path)

@@ -13,13 +13,14 @@ that a correct implementation fails with probability < 1e-6 for a random seed:
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pytest
 from scipy import stats
 
 from fullbandit._validation import InvalidParameterError
-from fullbandit.environments import BernoulliTeam, Categorical, GaussianSum, Replay
+from fullbandit.environments import BernoulliTeam, Categorical, GaussianArms, GaussianSum, Replay, SparseReplay
 from fullbandit.semi.batch import CategoricalBatch, batch_arms
 
 FAIL_PROB = 1e-6
@@ -538,7 +539,7 @@ def test_categorical_rewards_stay_on_the_support():
     ([], np.zeros((2, 0)), r"support must hold at least one value"),
     ([0.0, 1.0], [0.5, 0.5], r"probabilities must have shape \(n, 2\).*got shape \(2,\)"),
     ([0.0, 1.0], [[0.2, 0.3, 0.5]] * 2, r"probabilities must have shape \(n, 2\).*got shape \(2, 3\)"),
-    ([0.0, 1.0], [[0.5, 0.5], [0.5]], r"probabilities must be an \(n, m\) array"),
+    ([0.0, 1.0], [[0.5, 0.5], [0.5]], r"probabilities must be a rectangular array of real numbers"),
     ([0.0, 1.0], [[0.5, 0.5], [np.inf, 0.0]], r"probabilities must contain only finite values"),
     ([0.0, 1.0], [[0.5, 0.5], [1.5, -0.5]], r"probabilities must be non-negative: row 1"),
     ([0.0, 1.0], [[0.5, 0.5], [0.5, 0.4]], r"probabilities must sum to 1: row 1 sums to 0.9"),
@@ -580,3 +581,23 @@ def test_categorical_runs_a_full_feedback_algorithm_with_the_bernstein_bound():
                                                 [0.2, 0.2, 0.6], [0.9, 0.05, 0.05]], feedback="full", seed=1)
     result = fb.run(fb.ICB(fb.TopK(5, 2), confidence="bernstein", delta=0.05), environment, progress=False)
     assert tuple(sorted(result.answer)) == (0, 3) and result.pulls > 0
+
+
+@pytest.mark.parametrize("make, name, shown", [
+    (lambda: GaussianSum(["a", "b"]), "means", "entry 0 is 'a' (str)"),
+    (lambda: GaussianArms([0.5, "0.7"]), "means", "entry 1 is '0.7' (str)"),  # numpy would read the text
+    (lambda: BernoulliTeam([0.5, 0.5j]), "means", "entry 1 is 0.5j (complex)"),
+    (lambda: GaussianSum([0.5, None]), "means", "entry 1 is None (NoneType)"),
+    (lambda: Categorical(["low", "high"], [[0.5, 0.5]] * 2), "support", "entry 0 is 'low' (str)"),
+    (lambda: Categorical([0.0, 1.0], [["a", "b"]] * 2), "probabilities", "entry 0 is 'a' (str)"),
+])
+def test_entries_that_are_no_real_numbers_are_refused_naming_the_argument(make, name, shown):
+    with pytest.raises(TypeError, match=rf"^{name} must hold real numbers, but {re.escape(shown)}"):
+        make()
+
+
+def test_a_ragged_or_text_answer_table_is_refused_naming_it():
+    with pytest.raises(InvalidParameterError, match=r"^means must be a rectangular array of real numbers"):
+        GaussianSum([[0.1, 0.2], [0.3]])
+    with pytest.raises(TypeError, match=r"^table must hold only 0, 1 or NaN \(no answer\)"):
+        SparseReplay([["yes", 1], [0, 1]])

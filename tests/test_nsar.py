@@ -15,6 +15,7 @@ from test_sar import Streams, direct_sar
 import fullbandit as fb
 import fullbandit.semi.rounds as rounds
 from fullbandit import registry
+from fullbandit._validation import InvalidParameterError
 from fullbandit.datasets.synthetic import nsar_gaps
 from fullbandit.registry import AlgorithmSpec
 from fullbandit.semi import NSAR, SAR, Uniform
@@ -121,7 +122,7 @@ def test_the_direct_simulation_at_p_one_is_sars():
 
 
 @pytest.mark.parametrize("n, k, budget, max_count", [(6, 2, 600, 1 << 30), (10, 3, 2000, 7), (10, 7, 157, 1),
-                                                     (8, 1, 9, 1 << 30), (12, 6, 5000, 50), (5, 2, 4, 1)])
+                                                     (8, 1, 9, 1 << 30), (12, 6, 5000, 50), (5, 2, 6, 1)])
 @pytest.mark.parametrize("p", [1, 1.0])
 def test_nsar_with_p_one_makes_sars_pulls_and_decisions(n, k, budget, max_count, p):
     means = np.random.default_rng(n + budget).choice([0.3, 0.5, 0.7], n)
@@ -260,15 +261,12 @@ def test_batched_runs_equal_ask_tell_runs_on_the_same_rewards(make, n, k, budget
     assert np.all(batch.answers.sum(axis=1) == k) and np.all(batch.counts.sum(axis=1) <= budget)
 
 
-@pytest.mark.parametrize("make, budget", [(lambda problem, budget: Uniform(problem, budget=budget), 23),
-                                          (lambda problem, budget: NSAR(problem, budget=budget, p=0.7), 4),
-                                          (lambda problem, budget: SAR(problem, budget=budget), 3)])
-def test_batched_random_allocations_answer_from_what_they_sampled(make, budget):
-    # Uniform's leftover samples and NSAR with T <= n draw distinct random arms: from the batch's own
-    # generator, so runs cannot be matched one to one; each answer is the empirical top-k of its samples.
-    n, k, runs = 6, 2, 200
+def test_batched_uniform_leftovers_answer_from_what_they_sampled():
+    # Uniform's leftover samples go to distinct random arms: from the batch's own generator, so runs
+    # cannot be matched one to one; each answer is the empirical top-k of its samples.
+    n, k, runs, budget = 6, 2, 200, 23
     streams = _streams(8, runs, n, budget)
-    batch = simulate_rounds(make(fb.TopK(n, k), budget), StreamBatch(streams), runs=runs, seed=1)
+    batch = simulate_rounds(Uniform(fb.TopK(n, k), budget=budget), StreamBatch(streams), runs=runs, seed=1)
     assert np.all(batch.counts.sum(axis=1) == budget)
     assert np.all(batch.counts.max(axis=1) - batch.counts.min(axis=1) <= 1)
     assert len({tuple(row) for row in batch.counts}) > 1  # the random arms differ between runs
@@ -277,6 +275,14 @@ def test_batched_random_allocations_answer_from_what_they_sampled(make, budget):
         means = [streams[run, i, :counts[i]].mean() if counts[i] else -np.inf for i in range(n)]
         expected = sorted(sorted(range(n), key=lambda i: (-means[i], i))[:k])
         assert np.flatnonzero(batch.answers[run]).tolist() == expected
+
+
+@pytest.mark.parametrize("algorithm", [NSAR(fb.TopK(6, 2), budget=6, p=0.7), SAR(fb.TopK(6, 2), budget=3),
+                                       Uniform(fb.TopK(6, 2), budget=5)])
+def test_batched_runs_refuse_a_budget_below_the_schedules_floor(algorithm):
+    # NSAR and SAR need T > n (a first round of one sample per arm), Uniform T >= n.
+    with pytest.raises(InvalidParameterError, match=r"budget=\d+ must be at least"):
+        simulate_rounds(algorithm, BernoulliBatch([0.1, 0.2, 0.3, 0.4, 0.5, 0.6]), runs=2)
 
 
 def test_simulate_rounds_refuses_what_it_cannot_run():

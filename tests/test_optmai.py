@@ -13,6 +13,7 @@ import pytest
 
 import fullbandit as fb
 from fullbandit import registry
+from fullbandit._validation import InvalidParameterError
 from fullbandit.base import Algorithm
 from fullbandit.metrics import aggregate_regret
 from fullbandit.semi import OptMAI
@@ -75,7 +76,7 @@ def random_configurations(count: int, seed: int):
         n = int(rng.choice([2, 3, 5, 8, 12, 23, 40, 97, 150]))
         k = int(rng.integers(1, n))
         budget = int(rng.choice([1, 2, n - 1, n, 3 * n, 10 * n, 20 * n + 7, 50 * n]))
-        yield (n, k, max(budget, 1), float(rng.choice(BETAS)), bool(rng.integers(2)), bool(rng.integers(2)),
+        yield (n, k, max(budget, n), float(rng.choice(BETAS)), bool(rng.integers(2)), bool(rng.integers(2)),
                int(rng.integers(1 << 30)))
 
 
@@ -243,7 +244,7 @@ def test_matches_an_independent_simulation(kind):
     """
     rng = np.random.default_rng(5)
     cases = [(40, 5, 4000), (40, 5, 900), (37, 9, 2000), (12, 1, 600), (8, 3, 50), (23, 11, 400), (6, 2, 157),
-             (150, 10, 3000), (10, 9, 200), (30, 4, 29)]
+             (150, 10, 3000), (10, 9, 200), (30, 4, 30)]
     checked = 0
     for n, k, budget in cases:
         means = rng.uniform(0.1, 0.9, size=n)
@@ -361,3 +362,15 @@ def test_solve_runs_optmai_with_semi_feedback(capsys):
     # The Gaussian model gives per-arm algorithms N(0, 1) on each worker (GaussianArms).
     assert main(["solve", "--algorithm", "optmai", "--reward-model", "gaussian", "--no-progress", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["constants"]["noise_scale_source"] == "declared by GaussianArms"
+
+
+@pytest.mark.parametrize("budget", [1, 19])
+def test_a_budget_below_n_is_refused_before_any_sample(budget):
+    # Below n the first round's quota is cut to zero: the answer would be forced before any sample.
+    algorithm = OptMAI(fb.TopK(20, 5), budget=budget, seed=0)
+    with pytest.raises(InvalidParameterError, match=rf"OptMAI: budget={budget} must be at least 20 \(.*n=20 arms"):
+        fb.run(algorithm, fb.BernoulliTeam(np.linspace(0.1, 0.9, 20), feedback="semi", seed=0), progress=False)
+    assert not algorithm.is_set_up and algorithm.budget == budget
+    algorithm = OptMAI(fb.TopK(20, 5), budget=20, seed=0)
+    fb.run(algorithm, fb.BernoulliTeam(np.linspace(0.1, 0.9, 20), feedback="semi", seed=0), progress=False)
+    assert algorithm.samples.tolist() == [1] * 20 and algorithm.minimum_budget() == 20

@@ -176,14 +176,14 @@ def test_budget_exhausted_is_reported_not_claimed():
     (dict(delta=-0.1), "delta=-0.1 must be a float in (0, 1)"),
     (dict(delta=float("nan")), "delta=nan must be a float in (0, 1)"),
     (dict(delta=1.0), "delta=1.0 must be a float in (0, 1)"),
-    (dict(epsilon=-1.0), "epsilon=-1.0 must be a float in [0, inf]"),
-    (dict(epsilon=float("inf")), "epsilon=inf must be a float in [0, inf]"),
+    (dict(epsilon=-1.0), "epsilon=-1.0 must be a finite float >= 0"),
+    (dict(epsilon=float("inf")), "epsilon=inf must be a finite float >= 0"),
     (dict(width_bound="exact"), "width_bound='exact' must be one of 'certified', 'theorem1'"),
     (dict(oracle="magic"), "oracle='magic' must be one of"),
     (dict(confidence="loose"), "confidence='loose' must be one of 'bernstein', 'paper', 'stitched', 'tight'"),
     (dict(support="windows"), "support='windows' must be one of 'auto', 'cyclic', 'random'"),
-    (dict(budget=0), "budget=0 must be an int in [1, inf]"),
-    (dict(noise_scale=0.0), "noise_scale=0.0 must be None or a float in (0, inf)"),
+    (dict(budget=0), "budget=0 must be an int >= 1"),
+    (dict(noise_scale=0.0), "noise_scale=0.0 must be None or a finite float > 0"),
 ])
 def test_bad_parameters_raise_clear_errors(kwargs, match):
     algorithm = SAQM(fb.TopK(6, 2), **kwargs)  # the constructor only stores

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import fullbandit as fb
+from fullbandit._validation import InvalidParameterError
 from fullbandit.environments import Environment
 from fullbandit.semi import SAR, Uniform
 from fullbandit.semi.sar import sar_phase_lengths
@@ -142,3 +143,18 @@ def test_save_and_load_between_phases_resume_exactly(tmp_path):
         results.append(fb.run(run, replay, progress=False))
     assert results[0].answer == results[1].answer and results[0].pulls == results[1].pulls
     assert results[0].constants == results[1].constants
+
+
+@pytest.mark.parametrize("make, floor", [(lambda budget: SAR(fb.TopK(8, 3), budget=budget), 9),
+                                         (lambda budget: Uniform(fb.TopK(8, 3), budget=budget, seed=0), 8)])
+def test_a_budget_below_the_schedules_floor_is_refused_before_any_sample(make, floor):
+    # SAR's first phase gives each arm ceil((T - n) / (logbar(n) n)) samples: none unless T > n; Uniform
+    # gives floor(T / n). Below that the "team" would be picked among arms never sampled.
+    for budget in (1, floor - 1):
+        algorithm = make(budget)
+        with pytest.raises(InvalidParameterError, match=rf"budget={budget} must be at least {floor} \(.*n=8 arms"):
+            fb.run(algorithm, fb.BernoulliTeam(np.linspace(0.1, 0.9, 8), feedback="semi", seed=0), progress=False)
+        assert not algorithm.is_set_up and algorithm.budget == budget
+    assert make(floor).minimum_budget() == floor
+    result = fb.run(make(floor), fb.BernoulliTeam(np.linspace(0.1, 0.9, 8), feedback="semi", seed=0), progress=False)
+    assert 0 < result.pulls <= floor

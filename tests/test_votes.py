@@ -336,6 +336,22 @@ def test_solve_votes_refuses_bad_options_naming_them(tmp_path, capsys, extra, me
     assert message in err
 
 
+@pytest.mark.parametrize(("ratings", "threshold", "status"), [
+    (None, "1.5", 2), (None, "-0.1", 2), ("bad=-1,good=3", "2.5", 0), ("bad=-1,good=3", "3.5", 2)])
+def test_solve_votes_refuses_a_threshold_outside_the_ratings_range(tmp_path, capsys, ratings, threshold, status):
+    from fullbandit.cli import main
+    header, rows = (HEADER, "a,2,2,4\nb,9,1,0\nc,0,0,3\n") if ratings is None else ("id,bad,good\n", "a,1,3\nb,3,1\n")
+    path = write(tmp_path, header + rows)
+    options = [] if ratings is None else ["--ratings", ratings]
+    assert main(["solve", "--data", str(path), "--votes", "--algorithm", "lsa", "--threshold", threshold,
+                 "--budget", "200", "--no-progress", *options]) == status
+    if status:
+        low, high = ("0", "1") if ratings is None else ("-1", "3")
+        err = capsys.readouterr().err
+        assert f"--threshold={float(threshold)} must satisfy" in err
+        assert f"the items' mean ratings lie in [{low}, {high}]" in err
+
+
 def test_solve_votes_options_need_data_and_votes(tmp_path, capsys):
     from fullbandit.cli import main
     assert main(["solve", "--votes"]) == 2
@@ -366,3 +382,25 @@ def test_solve_votes_on_caption559_reports_the_truth_of_a_direct_count(capsys):
     assert output["best"] == sorted(top) and len(output["answer"]) == 2
     assert main(argv) == 0
     assert f"best items    {', '.join(rows[i]['rank'] for i in sorted(top))}\n" in capsys.readouterr().out
+
+
+def test_a_byte_order_mark_is_read_as_by_every_csv_reader(tmp_path):
+    # Excel writes one; load_long and the quiz loader always skipped it, the vote loader refused the id column.
+    plain = load_vote_counts(write(tmp_path, HEADER + "a,1,2,3\nb,3,2,1\n"))
+    path = tmp_path / "bom.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + (HEADER + "a,1,2,3\nb,3,2,1\n").encode())
+    with_bom = load_vote_counts(path)
+    assert with_bom.ids == plain.ids and with_bom.counts.tolist() == plain.counts.tolist()
+
+
+@pytest.mark.parametrize(("cell", "pattern"), [
+    (b"123456789012345678901234567890", r"line 3, column 'funny': a vote count must be at most 1_000_000_000_000, "
+                                        r"got 123456789012345678901234567890"),
+    (b"1e400", r"line 3, column 'funny': a vote count must be a non-negative integer, got '1e400'"),
+    (b"caf\xe9", r"line 3, column 4: byte 0xe9 is not UTF-8; save the file as UTF-8"),
+])
+def test_an_unreadable_count_names_file_line_and_column(tmp_path, cell, pattern):
+    path = tmp_path / "votes.csv"
+    path.write_bytes(HEADER.encode() + b"a,1,2,3\nb,1,2," + cell + b"\n")
+    with pytest.raises(InvalidParameterError, match=r"votes\.csv: " + pattern):
+        load_vote_counts(path)

@@ -23,7 +23,7 @@ import warnings
 import numpy as np
 
 from fullbandit import driver, registry
-from fullbandit._validation import InvalidParameterError, check_int
+from fullbandit._validation import InvalidParameterError, check_int, check_real
 from fullbandit.allocation import SUPPORT_KINDS
 from fullbandit.constraints import partition_matroid_from_column
 from fullbandit.datasets import DATASETS, dataset_info, load_dataset
@@ -44,6 +44,10 @@ DEFAULT_EPSILON = 0.5
 DEFAULT_DELTA = 0.05
 #: Thresholding: "which workers are right at least half of the time".
 DEFAULT_THRESHOLD = 0.5
+#: Team size of a top-k search.
+DEFAULT_K = 10
+#: The range of a worker's accuracy (an embedded data set or --data graded against gold).
+ACCURACY_RANGE = (0.0, 1.0)
 
 #: Command-line options that set an algorithm parameter of the same name (dashes for underscores).
 PARAMETER_OPTIONS = ("epsilon", "delta", "budget", "confidence", "width_bound", "oracle", "allocation",
@@ -88,7 +92,9 @@ def add_parser(commands) -> None:
                              "observations before the first pull")
     parser.add_argument("--prior-gold", metavar="GOLD.CSV", default=None,
                         help="with --prior-answers: their true labels")
-    parser.add_argument("--k", type=int, default=10, help="team size (default: 10)")
+    parser.add_argument("--k", type=int, default=None,
+                        help=f"team size (default: {DEFAULT_K}); not for a thresholding algorithm, which classifies "
+                             "every worker")
     parser.add_argument("--workers", metavar="WORKERS.CSV", default=None,
                         help="with --group-column and --at-most: a CSV file with a worker column (the worker ids) "
                              "and a grouping column; the team then has at most --at-most workers per group (a "
@@ -99,7 +105,8 @@ def add_parser(commands) -> None:
                         help="with --workers: at most CAP team members per group")
     parser.add_argument("--threshold", type=float, default=None,
                         help="for a thresholding algorithm (e.g. lsa, apt): classify every worker as at or above "
-                             "this accuracy, or below it, instead of picking a team (default: 0.5)")
+                             "this accuracy, or below it, instead of picking a team; within the range of the rewards "
+                             "([0, 1] for accuracies; with --votes, the --ratings rewards) (default: 0.5)")
     parser.add_argument("--algorithm", choices=registry.names(), default="phased",
                         help="a registered algorithm (default: phased, the adaptive certified one that needs the "
                              "fewest pulls on the quiz data); `fullbandit solve --list` describes them")
@@ -162,14 +169,41 @@ def algorithm_parameters(spec: registry.AlgorithmSpec, args) -> dict:
     return parameters
 
 
-def decision_problem(spec: registry.AlgorithmSpec, n: int, args) -> TopK | Thresholding:
-    """The team of ``--k`` workers, or (for a thresholding algorithm) the workers at or above ``--threshold``."""
+def decision_problem(spec: registry.AlgorithmSpec, n: int, args, reward_range=ACCURACY_RANGE,
+                     means: str = "the workers' accuracies") -> TopK | Thresholding:
+    """The team of ``--k`` workers, or (for a thresholding algorithm) the workers at or above ``--threshold``.
+
+    ``--threshold`` must lie in ``reward_range``, the range of ``means`` (named in the
+    message): outside it every arm is trivially below (or above) it.
+    """
     if Thresholding in spec.decision_classes:
-        return Thresholding(n, DEFAULT_THRESHOLD if args.threshold is None else args.threshold)
+        return Thresholding(n, check_threshold(args.threshold, reward_range, means))
     if args.threshold is not None:
         raise InvalidParameterError(f"--threshold applies to the thresholding algorithms "
                                     f"({', '.join(thresholding_algorithms())}), not to --algorithm {spec.name}")
     return TopK(n, args.k)
+
+
+def check_threshold(threshold: float | None, reward_range, means: str) -> float:
+    """``--threshold`` (default 0.5), refused outside ``reward_range``, the range of ``means``."""
+    if threshold is None:
+        return DEFAULT_THRESHOLD
+    low, high = reward_range
+    try:
+        return check_real("--threshold", threshold, low=low, high=high)
+    except InvalidParameterError as error:
+        raise InvalidParameterError(f"{error}: {means} lie in [{low:g}, {high:g}]") from None
+
+
+def team_size(spec: registry.AlgorithmSpec, k: int | None) -> int:
+    """``--k`` (default 10); refused for a thresholding algorithm, which has no team to size."""
+    if Thresholding not in spec.decision_classes:
+        return DEFAULT_K if k is None else k
+    if k is not None:
+        raise InvalidParameterError(f"--k does not apply to --algorithm {spec.name}: a thresholding algorithm "
+                                    "classifies every worker (or item) as at or above --threshold or below it, "
+                                    "and picks no team of k")
+    return DEFAULT_K  # unused by the problem; kept for the epsilon conversion and the printed inputs
 
 
 MATROID_OPTIONS = ("workers", "group_column", "at_most")
@@ -198,13 +232,14 @@ def matroid_algorithms() -> tuple[str, ...]:
     return tuple(spec.name for spec in registry.specs() if spec.supports(MATROID_PROBE))
 
 
-def grouped_problem(spec: registry.AlgorithmSpec, worker_ids, args):
+def grouped_problem(spec: registry.AlgorithmSpec, worker_ids, args, reward_range=ACCURACY_RANGE,
+                    means: str = "the workers' accuracies"):
     """``decision_problem``, or the partition matroid of ``--workers/--group-column/--at-most``.
 
     Returns ``(problem, group label of each worker or None)``.
     """
     if not check_matroid_options(spec, args):
-        return decision_problem(spec, len(worker_ids), args), None
+        return decision_problem(spec, len(worker_ids), args, reward_range, means), None
     try:
         problem, labels = partition_matroid_from_column(worker_ids, args.workers, args.group_column, k=args.k,
                                                         at_most=args.at_most)
@@ -242,10 +277,12 @@ def run(args) -> int:
         return 0
     check_int("seed", args.seed, low=0)
     spec = registry.get(args.algorithm)
+    args.k = team_size(spec, args.k)
     if args.epsilon_per_member is not None:
         if args.epsilon is not None:
             raise InvalidParameterError("give --epsilon (on the team's sum) or --epsilon-per-member, not both")
-        args.epsilon = args.k * args.epsilon_per_member
+        # Checked here: the algorithm's own check would name epsilon, the product, not this option.
+        args.epsilon = args.k * check_real("--epsilon-per-member", args.epsilon_per_member, low=0.0)
     if args.data is None:
         for option in ("gold", "min_answers", "columns", "ratings", "prior_answers", "prior_gold"):
             if getattr(args, option) is not None:
@@ -488,7 +525,8 @@ def _run_votes(args, spec: registry.AlgorithmSpec) -> int:
         raise InvalidParameterError(f"--reward-model {args.reward_model} does not apply to --votes; use "
                                     f"{' or '.join(VOTE_MODELS)} (each member draws one of its item's recorded votes)")
     votes = load_votes_file(args.data, args.columns, args.ratings)
-    problem, groups = grouped_problem(spec, votes.ids, args)
+    problem, groups = grouped_problem(spec, votes.ids, args, (float(votes.support.min()), float(votes.support.max())),
+                                      "the items' mean ratings")
     result, parameters = _search(args, spec, problem, lambda seed: votes.environment(
         args.reward_model, feedback=spec.feedback, seed=seed))
     if args.json:

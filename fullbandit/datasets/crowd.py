@@ -52,7 +52,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fullbandit._validation import InvalidParameterError, check_choice, check_int, check_k
+from fullbandit._validation import InvalidParameterError, check_choice, check_int, check_k, read_csv_text
 from fullbandit.problem import TopK
 
 __all__ = ["CrowdTable", "CrowdDataWarning", "load_long", "load_wide", "MISSING_LABELS"]
@@ -283,9 +283,8 @@ def _read_long(data, argument: str):
         raise FileNotFoundError(f"{argument} file not found: {path}")
     try:
         # Text cells, no NA guessing, blank lines kept: line numbers stay those of the file.
-        frame = pd.read_csv(path, dtype=str, keep_default_na=False, skip_blank_lines=False,
-                            encoding="utf-8-sig")
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as error:
+        frame = pd.read_csv(read_csv_text(path), dtype=str, keep_default_na=False, skip_blank_lines=False)
+    except (pd.errors.ParserError, pd.errors.EmptyDataError) as error:
         raise InvalidParameterError(f"{path}: not a readable CSV file ({error})") from None
     blank = (frame == "").all(axis=1).to_numpy()
     lines = np.flatnonzero(~blank) + 2  # line 1 is the header
@@ -479,9 +478,8 @@ def _read_csv_lines(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]
     """Header and ``(line number, cells)`` of the non-blank data rows of a CSV file."""
     if not path.is_file():
         raise FileNotFoundError(f"quiz file not found: {path}")
-    with open(path, newline="", encoding="utf-8-sig") as handle:
-        reader = csv.reader(handle)
-        numbered = [(reader.line_num, [cell.strip() for cell in row]) for row in reader]
+    reader = csv.reader(read_csv_text(path))
+    numbered = [(reader.line_num, [cell.strip() for cell in row]) for row in reader]
     numbered = [(line, row) for line, row in numbered if any(row)]
     if not numbered:
         raise InvalidParameterError(f"{path} is empty")

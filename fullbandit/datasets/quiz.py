@@ -33,7 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fullbandit._validation import InvalidParameterError, check_k, check_zero_one_table
+from fullbandit._validation import InvalidParameterError, check_k, check_zero_one_table, read_csv_text
 
 __all__ = ["DATASETS", "QuizData", "load_quiz", "load_dataset", "dataset_info"]
 
@@ -451,8 +451,7 @@ def _read_table(path: Path) -> tuple[list[str], list[list[str]]]:
     A trailing empty header cell (from a trailing comma) is removed, since it names
     no column; ``utf-8-sig`` swallows a byte-order mark an editor may have added.
     """
-    with open(path, newline="", encoding="utf-8-sig") as handle:
-        rows = [[cell.strip() for cell in row] for row in csv.reader(handle)]
+    rows = [[cell.strip() for cell in row] for row in csv.reader(read_csv_text(path))]
     rows = [row for row in rows if any(row)]
     if not rows:
         raise ValueError(f"{path} is empty")

@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fullbandit._validation import InvalidParameterError, check_choice, check_k, check_vector
+from fullbandit._validation import InvalidParameterError, check_choice, check_k, check_vector, read_csv_text
 from fullbandit.datasets.shared_data import SHARED_DATA
 from fullbandit.environments import Categorical
 from fullbandit.problem import TopK
@@ -54,6 +54,8 @@ VOTE_MODELS = ("replay",)
 CAPTION559_ID = "rank"
 CAPTION559_TOTAL = "votes"
 CAPTION559_RAW = SHARED_DATA / "caption559" / "counts.csv"
+#: The largest vote count: the counts are summed in int64 (2**63 - 1), with room for a million rows.
+_MAX_COUNT = 10 ** 12
 _INTEGER = re.compile(r"\s*[+-]?\d+\s*")
 
 
@@ -190,12 +192,11 @@ def load_vote_counts(source, *, columns: Sequence[str] = RATINGS, values: Sequen
         raise InvalidParameterError(f"values must be strictly increasing (one per column), got {support.tolist()}")
     if isinstance(source, str | Path):
         name = str(source)
-        with Path(source).open(newline="", encoding="utf-8") as handle:
-            reader = csv.DictReader(handle)
-            header = [field.strip() for field in reader.fieldnames or ()]
-            reader.fieldnames = header
-            _check_columns(name, header, columns, id_column, total_column)
-            rows = list(_file_rows(name, reader))
+        reader = csv.DictReader(read_csv_text(source))
+        header = [field.strip() for field in reader.fieldnames or ()]
+        reader.fieldnames = header
+        _check_columns(name, header, columns, id_column, total_column)
+        rows = list(_file_rows(name, reader))
     elif hasattr(source, "columns") and hasattr(source, "itertuples"):
         name = "<DataFrame>"
         _check_columns(name, [str(column) for column in source.columns], columns, id_column, total_column)
@@ -294,4 +295,7 @@ def _count(name: str, where: str, column: str, cell) -> int:
     if value < 0:
         raise InvalidParameterError(f"{name}: {where}, column {column!r}: a vote count must be a non-negative "
                                     f"integer, got {value}")
+    if value > _MAX_COUNT:  # numpy's int64 would overflow: a traceback, not a message
+        raise InvalidParameterError(f"{name}: {where}, column {column!r}: a vote count must be at most "
+                                    f"{_MAX_COUNT:_}, got {value}")
     return value

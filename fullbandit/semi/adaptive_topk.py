@@ -246,9 +246,11 @@ class AdaptiveTopK(PerArmRounds):
         if isinstance(r, bool) or not isinstance(r, int) or r < 1:
             raise InvalidParameterError(f"r={r!r} must be an integer >= 1")
         self.setup()
-        scale = self._scale()
-        count = (2.0 * scale) ** 2 * 4.0 ** r * math.log(2.0 * self.problem.n * r * r / self.delta)
-        return int(min(math.ceil(count), self.budget))
+        return min(self._uncapped_samples(r, self._scale()), self.budget)
+
+    def _uncapped_samples(self, r: int, scale: float) -> int:
+        """``m_r`` of :meth:`samples_in_round` before the cap (no setup: the budget floor needs it during setup)."""
+        return math.ceil((2.0 * scale) ** 2 * 4.0 ** r * math.log(2.0 * self.problem.n * r * r / self.delta))
 
     # --- the rounds ---------------------------------------------------------------------------
     def _build_rounds(self, rng: np.random.Generator) -> None:
@@ -372,6 +374,11 @@ class AdaptiveTopKBudget(AdaptiveTopK):
     the means). The run ends early only when ``K`` arms are accepted (nothing is left to
     learn). No confidence claim: the guarantee is ``"fixed-budget"``.
 
+    The budget must cover the first round, ``n * m_1`` samples with
+    ``m_1 = ceil((2R)^2 4 ln(2n/delta))`` (:meth:`AdaptiveTopK.samples_in_round`): the
+    round samples the arms in index order, so a smaller budget leaves the last arms
+    unsampled; it is refused at setup (where the noise scale ``R`` is known).
+
     Examples
     --------
     >>> import fullbandit as fb
@@ -398,6 +405,17 @@ class AdaptiveTopKBudget(AdaptiveTopK):
         self.delta = delta
         self.noise_scale = noise_scale
         self.seed = seed
+
+    def _budget_floor(self, noise_scale: float | None) -> tuple[int, str] | None:
+        # The first round samples every arm m_1 times, lowest index first: a budget that ends it
+        # early leaves the last arms unsampled, and they could never be accepted.
+        scale = self.noise_scale if self.noise_scale is not None else noise_scale
+        if scale is None:  # known only once setup is offered the environment's; checked again then
+            return None
+        n, per_arm = self.problem.n, self._uncapped_samples(1, float(scale))
+        return n * per_arm, (f"n * m_1 = {n} * {per_arm}: round 1 samples each of the n={n} arms "
+                             f"m_1 = ceil((2R)^2 4 ln(2n/delta)) = {per_arm} times, for R={float(scale):g} and "
+                             f"delta={self.delta:g}")
 
     def _epsilon(self) -> float:
         return 0.0

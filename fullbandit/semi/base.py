@@ -20,6 +20,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from fullbandit._validation import check_budget_floor
 from fullbandit.base import Algorithm, ProtocolError
 from fullbandit.params import SEED, Interval
 from fullbandit.problem import TopK
@@ -92,6 +93,41 @@ class PerArmRounds(Algorithm):
     def _build_rounds(self, rng: np.random.Generator) -> None:  # noqa: B027 - optional hook
         """Build the subclass's own working state before the first round (optional)."""
 
+    def _budget_floor(self, noise_scale: float | None) -> tuple[int, str] | None:
+        """``(least budget, what it buys)`` for a schedule that needs more than one sample; ``None``: no floor.
+
+        A fixed-budget algorithm whose schedule cannot start within its budget would still
+        answer, from arms never sampled; the floor is refused with the parameters instead.
+        ``noise_scale`` is the scale offered at setup (``None`` before), for a floor that
+        depends on it.
+        """
+        return None
+
+    def minimum_budget(self, noise_scale: float | None = None) -> int:
+        """The least ``budget`` this algorithm accepts for its problem (1 when its schedule has no floor).
+
+        ``noise_scale`` stands for the environment's, for a floor that depends on it and an
+        algorithm whose own ``noise_scale`` is ``None`` (without either, such a floor is
+        unknown until setup and 1 is returned).
+
+        >>> import fullbandit as fb
+        >>> from fullbandit.semi import SAR
+        >>> SAR(fb.TopK(8, 3)).minimum_budget()   # n + 1: one sample of every arm in the first phase
+        9
+        """
+        floor = self._budget_floor(noise_scale)
+        return 1 if floor is None else floor[0]
+
+    # --- validation ------------------------------------------------------------------------
+    def _validate(self) -> None:
+        super()._validate()
+        self._check_budget_floor(None)
+
+    def _check_budget_floor(self, noise_scale: float | None) -> None:
+        floor = self._budget_floor(noise_scale)
+        if floor is not None:
+            check_budget_floor(type(self).__name__, self.budget, *floor)
+
     # --- the round machinery ---------------------------------------------------------------
     def _build(self, rng: np.random.Generator, noise_scale: float | None) -> None:
         n = self.problem.n
@@ -102,6 +138,7 @@ class PerArmRounds(Algorithm):
         self._round_outstanding = 0  # handed-out samples of the round not yet told
         self._round_complete = False
         self._noise_scale = noise_scale
+        self._check_budget_floor(noise_scale)  # again: a floor may depend on the noise scale, offered only now
         self._build_rounds(rng)
 
     def means(self) -> np.ndarray:

@@ -115,7 +115,9 @@ class OptMAI(PerArmRounds):
         ``n`` arms, choose ``K``.
     budget : int
         ``Q``: the number of single-arm samples, never exceeded (the rounds' share plus the
-        padding spend exactly ``Q``).
+        padding spend exactly ``Q``). At least ``n``, so that the first round samples every
+        arm; less is refused (the first round's quota would be cut to zero and the answer
+        forced before any sample).
     beta : float
         Ratio of consecutive round budgets, in ``(3/4, 1)``. The analysis uses
         ``e^0.2 * 3/4`` (:data:`PAPER_BETA`, about 0.916); the experiments report 0.8 and
@@ -164,6 +166,11 @@ class OptMAI(PerArmRounds):
         self.adjusted_budget = adjusted_budget
         self.reuse_samples = reuse_samples
         self.seed = seed
+
+    def _budget_floor(self, noise_scale: float | None) -> tuple[int, str]:
+        n = self.problem.n
+        return n, f"the first round samples each of the n={n} arms at least once; with less its quota is " \
+                  "cut to zero and the answer forced before any sample"
 
     # --- working state -------------------------------------------------------------------
     def _build_rounds(self, rng: np.random.Generator) -> None:

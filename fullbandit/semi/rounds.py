@@ -69,8 +69,8 @@ def simulate_rounds(algorithm: NSAR | Uniform, arms: BatchArms, *, runs: int, se
     The algorithm's parameters (validated here) fix the rule; it is not driven itself.
     Rewards come from ``arms`` and a generator seeded by ``seed`` (the same seed gives the
     same runs, but not the rewards an ask/tell run with the environment's own seed sees).
-    Uniform's leftover ``budget mod n`` samples, and the ``budget <= n`` case of NSAR, pick
-    their distinct random arms from this generator too (not from the algorithm's seed).
+    Uniform's leftover ``budget mod n`` samples pick their distinct random arms from this
+    generator too (not from the algorithm's seed).
 
     Parameters
     ----------
@@ -98,9 +98,7 @@ def simulate_rounds(algorithm: NSAR | Uniform, arms: BatchArms, *, runs: int, se
     rng = as_generator(seed)
     if isinstance(algorithm, Uniform):
         counts = np.full((runs, n), budget // n, dtype=np.int64) + _distinct_random_arms(rng, runs, n, budget % n)
-    elif budget <= n:  # no round can sample: as many distinct arms as the budget, once (as NSAR does)
-        counts = _distinct_random_arms(rng, runs, n, budget)
-    else:
+    else:  # NSAR's budget is above n (refused otherwise when validated)
         return _accepts_and_rejects(algorithm, arms, runs, rng)
     sums = arms.sample_sums(counts, rng)
     return RoundsRun(top_k_mask(empirical_means(counts, sums), k), counts)

@@ -46,16 +46,14 @@ class Uniform(_FixedBudgetTopK):
     """Uniform allocation: every arm gets ``floor(Q / n)`` samples, then the empirical top-k.
 
     The ``Q mod n`` samples left over go to distinct arms drawn uniformly at random (seeded),
-    so the run spends exactly ``Q`` (with ``Q < n``, some arms are never sampled and the
-    answer is the empirical top-k of those that were, then the lowest indices). The
-    baseline "Uniform" of the fixed-budget top-k papers (Bubeck, Wang, Viswanathan 2013,
-    section 5; Zhou, Chen, Li 2014, section 6).
+    so the run spends exactly ``Q``. The baseline "Uniform" of the fixed-budget top-k papers
+    (Bubeck, Wang, Viswanathan 2013, section 5; Zhou, Chen, Li 2014, section 6).
 
     Parameters
     ----------
     problem : TopK
     budget : int
-        ``Q``: single-arm samples.
+        ``Q``: single-arm samples, at least ``n`` (one sample of every arm; less is refused).
     seed : None, int, SeedSequence or Generator
 
     Examples
@@ -76,6 +74,10 @@ class Uniform(_FixedBudgetTopK):
         self.problem = problem
         self.budget = budget
         self.seed = seed
+
+    def _budget_floor(self, noise_scale: float | None) -> tuple[int, str]:
+        n = self.problem.n
+        return n, f"one sample of each of the n={n} arms"
 
     def _plan_round(self) -> np.ndarray:
         n = self.problem.n
@@ -126,21 +128,21 @@ class NSAR(_FixedBudgetTopK):
     decided at once; a round whose target adds no sample (equal ceilings) is decided on the
     data it has; the final round samples its two arms with whatever the ceilings left of
     ``T`` (the rounds use at most ``T``), split evenly, so a run leaves at most one sample of
-    ``T`` unspent unless the decisions end first. With ``T <= n`` no round can sample: ``T``
-    distinct random arms are sampled once and the answer is their empirical top-k (this is
-    no longer NSAR).
+    ``T`` unspent unless the decisions end first.
 
     Parameters
     ----------
     problem : TopK
     budget : int
-        ``T``: single-arm samples (NSAR needs ``T > n``; see above for less).
+        ``T``: single-arm samples, at least ``n + 1`` (the first round's target
+        ``n_1 = ceil((T - n) / ...)`` is one sample of every arm only when ``T > n``; less is
+        refused).
     p : float
         The exponent of the nonlinearity, in ``(0, 2]`` as in the paper (Fig. 1 only asks
         ``p > 0``, but Proposition 2 and Corollary 3 are stated for ``(0, 2]``, and its
         experiments use ``0.7 .. 1.3``). The default ``1.0`` is SAR.
     seed : None, int, SeedSequence or Generator
-        Unused by the rule (it is deterministic given the rewards) unless ``T <= n``.
+        Unused by the rule (it is deterministic given the rewards).
 
     References
     ----------
@@ -185,20 +187,20 @@ class NSAR(_FixedBudgetTopK):
         self._active = list(range(self.problem.n))
         self._accepted: list[int] = []
         self._phase = 0  # phases planned so far
-        self._next_plan = self._advance() if self.budget > self.problem.n else np.zeros(self.problem.n, np.int64)
+        self._next_plan = self._advance()
+
+    def _budget_floor(self, noise_scale: float | None) -> tuple[int, str]:
+        n = self.problem.n
+        return n + 1, f"n + 1 for n={n} arms: the first round's target ceil((T - n) / ...) gives every arm a " \
+                      "sample only when T > n"
 
     def _plan_round(self) -> np.ndarray:
-        if self.budget <= self.problem.n:  # no phase can sample: as many distinct arms as the budget, once
-            plan = np.zeros(self.problem.n, dtype=np.int64)
-            plan[self._rng.choice(self.problem.n, size=self.budget, replace=False)] = 1
-            return plan
         return self._next_plan
 
     def _after_check(self, check) -> None:
         super()._after_check(check)
-        if self.budget > self.problem.n:
-            self._decide()  # on the phase just sampled
-            self._next_plan = self._advance()
+        self._decide()  # on the phase just sampled
+        self._next_plan = self._advance()
 
     def _active_mask(self) -> np.ndarray:
         mask = np.zeros((1, self.problem.n), dtype=bool)
@@ -232,7 +234,7 @@ class NSAR(_FixedBudgetTopK):
         return wanted == 0 or wanted == len(self._active)
 
     def _spent_its_schedule(self) -> bool:
-        return self._settled() or self.budget <= self.problem.n
+        return self._settled()
 
     def _answer(self) -> tuple[int, ...]:
         wanted = self.problem.k - len(self._accepted)
@@ -261,17 +263,17 @@ class SAR(NSAR):
     arm rejects the one the data favour least); once no place is left (``m = 0``) or every active arm is needed
     (``m`` = active arms) the rest is decided at once; the final phase samples its two arms
     with whatever the ceilings left of ``T`` (the phases use at most ``T``), split evenly, so
-    a run leaves at most one sample of ``T`` unspent unless the decisions end first. With
-    ``T <= n`` no phase can sample: ``T`` distinct random arms are sampled once and the
-    answer is their empirical top-k (this is no longer SAR).
+    a run leaves at most one sample of ``T`` unspent unless the decisions end first.
 
     Parameters
     ----------
     problem : TopK
     budget : int
-        ``T``: single-arm samples (SAR needs ``T > n``; see above for less).
+        ``T``: single-arm samples, at least ``n + 1`` (the first phase's target
+        ``n_1 = ceil((T - n) / (logbar(n) n))`` is one sample of every arm only when ``T > n``;
+        less is refused).
     seed : None, int, SeedSequence or Generator
-        Unused by the rule (it is deterministic given the rewards) unless ``T <= n``.
+        Unused by the rule (it is deterministic given the rewards).
 
     References
     ----------
