@@ -137,12 +137,15 @@ def _edit(path, sql, *args):
 
 
 def _rechain(path):
-    """Recompute every digest, as a careful forger would: only the replay can tell then."""
+    """Recompute every digest and the head, as a careful forger would: only the replay can tell then."""
     with sqlite3.connect(path) as connection:
         rows = connection.execute("SELECT seq, id, arms, count, NULL, asked_at FROM pulls UNION ALL "
                                   "SELECT seq, pull, NULL, NULL, reward, recorded_at FROM observations "
                                   "ORDER BY 1").fetchall()
-        previous = store.GENESIS
+        format_name, version, created = connection.execute("SELECT format, version, created FROM meta").fetchone()
+        previous = store.meta_digest(format_name, version, created)
+        connection.execute("UPDATE meta SET digest = ?", (previous,))
+        seq = 0
         for seq, pull, arms, count, reward, at in rows:
             if reward is None:
                 previous = store.pull_digest(previous, seq, pull, arms, count, at)
@@ -150,6 +153,7 @@ def _rechain(path):
             else:
                 previous = store.observation_digest(previous, seq, pull, reward, at)
                 connection.execute("UPDATE observations SET digest = ? WHERE seq = ?", (previous, seq))
+        connection.execute("UPDATE head SET seq = ?, digest = ?", (seq, previous))
         connection.execute("DELETE FROM snapshot")
 
 
@@ -160,8 +164,16 @@ TAMPERING = {
     "schema version": ("UPDATE meta SET version = 99", "schema version 99"),
     "format": ("UPDATE meta SET format = 'other'", "format"),
     "creation parameters": ("UPDATE meta SET created = json_set(created, '$.parameters.delta', 7)",
-                            "creation parameters are malformed"),
+                            "meta 'created' .* was changed"),
+    "meta digest": ("UPDATE meta SET digest = ?", "meta 'created' .* was changed"),
     "a deleted event": ("DELETE FROM pulls WHERE id = 0", "event 1 is missing"),
+    # A hash chain cannot see a cut end: the head (last seq and digest) can.
+    "the last event deleted": ("DELETE FROM observations WHERE seq = 16", "journal event 16 missing"),
+    "the last events deleted": ("DELETE FROM observations WHERE seq > 12", "journal events 13 to 16 missing"),
+    "the head moved back": ("UPDATE head SET seq = 15, digest = (SELECT digest FROM observations WHERE seq = 15)",
+                            "journal event 16 added after the end that table head records"),
+    "the head's digest": ("UPDATE head SET digest = ?", "the end of the journal was replaced"),
+    "the head deleted": ("DELETE FROM head", "table head holds 0 rows"),
 }
 
 
@@ -169,7 +181,7 @@ TAMPERING = {
 def test_a_store_edited_by_hand_is_refused_naming_the_file_and_left_as_it_is(tmp_path, name):
     path = _recorded_store(tmp_path)
     sql, message = TAMPERING[name]
-    _edit(path, sql)
+    _edit(path, sql, *(["0" * 64] if "?" in sql else []))
     content = path.read_bytes()
     with pytest.raises(StateError, match=message) as error:
         Session.open(path)
@@ -177,7 +189,55 @@ def test_a_store_edited_by_hand_is_refused_naming_the_file_and_left_as_it_is(tmp
     assert path.read_bytes() == content
 
 
+@pytest.mark.parametrize("records", [0, 8])
+@pytest.mark.parametrize("field, value", [("$.parameters.epsilon", 50), ("$.offered.reward_range", "[0, 0.02]"),
+                                          ("$.seed", 8), ("$.workers[0]", "eve")])
+def test_an_edited_creation_parameter_is_refused_naming_meta(tmp_path, records, field, value):
+    session = new_session(tmp_path, epsilon=0.5, noise_scale=None, reward_range=(0, 3))
+    for pull in session.next(count=records) if records else []:
+        session.record(pull.id, 1.5)
+    session.close()
+    path = tmp_path / "s.db"
+    if isinstance(value, str) and value.startswith("["):
+        _edit(path, "UPDATE meta SET created = json_set(created, ?, json(?))", field, value)
+    else:
+        _edit(path, "UPDATE meta SET created = json_set(created, ?, ?)", field, value)
+    with pytest.raises(StateError, match="meta 'created'") as error:
+        Session.open(path)
+    assert str(path) in str(error.value)
+    # Even with the meta digest recomputed, every journal digest (or the head, when there is no event) breaks.
+    with sqlite3.connect(path) as connection:
+        format_name, version, created = connection.execute("SELECT format, version, created FROM meta").fetchone()
+        connection.execute("UPDATE meta SET digest = ?", (store.meta_digest(format_name, version, created),))
+    with pytest.raises(StateError, match="event 1 .*was changed" if records else "head"):
+        Session.open(path)
+
+
+def test_a_store_of_schema_version_1_is_refused_with_the_reason(tmp_path):
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as connection:  # the version 1 layout: no meta digest, no head
+        connection.execute("CREATE TABLE meta (format TEXT NOT NULL, version INTEGER NOT NULL, created TEXT NOT NULL)")
+        for table in ("pulls", "observations", "snapshot"):
+            connection.execute(f"CREATE TABLE {table} (seq INTEGER)")
+        connection.execute("INSERT INTO meta VALUES (?, 1, '{}')", (store.FORMAT,))
+    with pytest.raises(StateError, match=r"schema version 1; this fullbandit reads version 2 only \(older stores"):
+        Session.open(path)
+
+
+def test_appends_move_the_head_with_them(tmp_path):
+    path = _recorded_store(tmp_path, records=3)
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("SELECT seq, digest FROM head").fetchall() == \
+            connection.execute("SELECT seq, digest FROM observations WHERE seq = 6").fetchall()
+    with Session.open(path) as session:  # a refused operation leaves the head where it was
+        with pytest.raises(fb.InvalidParameterError):
+            session.record(0, 1.0)
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("SELECT seq FROM head").fetchone() == (6,)
+
+
 @pytest.mark.parametrize("sql, message", [
+    ("UPDATE meta SET created = json_set(created, '$.parameters.delta', 7)", "creation parameters are malformed"),
     ("UPDATE pulls SET arms = '[0, 1]' WHERE id = 2", "algorithm replayed from the journal asks"),
     ("UPDATE observations SET reward = '\"abc\"' WHERE pull = 3", "is refused"),
     ("UPDATE observations SET reward = 'NaN' WHERE pull = 3", "is refused"),
@@ -396,10 +456,11 @@ def test_a_refused_record_drops_the_kept_algorithm_and_the_next_one_is_exact(tmp
 def test_a_kept_algorithm_is_not_used_once_its_last_event_changed_in_the_store(tmp_path):
     path = _recorded_store(tmp_path, records=8)
     session = Session.open(path)
-    # The store goes back to an earlier state under the session (say, restored from a backup):
-    # its kept algorithm, which has seen pull 7 recorded, must not be built upon.
+    # The store goes back to an earlier state under the session (say, restored from a backup, head
+    # included): its kept algorithm, which has seen pull 7 recorded, must not be built upon.
     with sqlite3.connect(path) as connection:
         connection.execute("DELETE FROM observations WHERE pull = 7")
+        connection.execute("UPDATE head SET seq = 15, digest = (SELECT digest FROM observations WHERE seq = 15)")
     session.record(7, 1.75)  # refused as "already recorded" if the kept algorithm were used
     with Session.open(path) as fresh:
         assert fresh.status() == session.status() and fresh.status()["outstanding"] == []
