@@ -287,6 +287,163 @@ def test_a_snapshot_that_does_not_match_the_journal_is_not_trusted(tmp_path):
         assert session.status() == expected
 
 
+# --- rewards the session refuses, and a stopped session ------------------------------------
+def _ranged(tmp_path, algorithm="icb", reward_range=(0, 3)):
+    session = new_session(tmp_path, algorithm=algorithm, epsilon=0.5, noise_scale=None, reward_range=reward_range)
+    return session, tmp_path / "s.db"
+
+
+@pytest.mark.parametrize("reward", [7, -2, 3.001, -1e-3])
+def test_a_reward_outside_the_range_is_refused_naming_it_the_pull_and_the_range(tmp_path, reward, capsys):
+    session, path = _ranged(tmp_path)
+    first, second = session.next(count=2)
+    before = journal(path)
+    with pytest.raises(fb.InvalidParameterError, match=rf"reward {reward} of pull 0 is outside the session's "
+                                                       r"reward range \[0.0, 3.0\] \(the range of the team's reward"):
+        session.record(first.id, reward)
+    assert journal(path) == before
+    assert main(["session", "record", str(path), "--pull", "1", "--reward", str(reward)]) == 2
+    assert "of pull 1 is outside the session's reward range [0.0, 3.0]" in capsys.readouterr().err
+    assert journal(path) == before
+    session.record(first.id, 0.0)  # the bounds themselves are in the range
+    session.record(second.id, 3.0)
+    session.close()
+
+
+def test_a_semi_feedback_reward_range_bounds_each_member(tmp_path):
+    session, path = _ranged(tmp_path, algorithm="lucb", reward_range=(0, 1))
+    [pull] = session.next()
+    (arm,) = pull.arms
+    before = journal(path)
+    with pytest.raises(fb.InvalidParameterError, match=rf"worker {arm}'s reward 7 of pull 0 is outside the session's "
+                                                       r"reward range \[0.0, 1.0\] \(the range of each member's"):
+        session.record(pull.id, [7])
+    assert journal(path) == before
+    session.record(pull.id, [1.0])
+    session.close()
+
+
+def test_a_pull_s_count_multiplies_the_range(tmp_path):
+    session, _ = _ranged(tmp_path)
+    block = fb.base.Pull(0, (0, 1), count=3)  # sessions hand out single pulls; a block sums count rewards
+    session._check_range(block, 9.0)
+    with pytest.raises(fb.InvalidParameterError, match=r"outside \[0.0, 9.0\], the session's reward range \[0.0, 3.0\] "
+                                                       "times the pull's count 3"):
+        session._check_range(block, 9.5)
+    session.close()
+
+
+def _finished_store(tmp_path):
+    session = new_session(tmp_path, epsilon=1.0)
+    for _ in range(1000):  # bounded: the rule fires after about 10 pulls
+        if session.status()["done"]:
+            break
+        [pull] = session.next()
+        session.record(pull.id, sum(MEANS[a] for a in pull.arms))
+    assert session.status()["stop_reason"] == "stopping rule"
+    session.close()
+    return tmp_path / "s.db"
+
+
+def test_next_on_a_stopped_session_says_why_and_where_the_outcome_is(tmp_path, capsys):
+    path = _finished_store(tmp_path)
+    before = journal(path)
+    assert main(["session", "next", str(path)]) == 2
+    error = capsys.readouterr().err
+    assert f"session {path} has stopped: the stopping rule fired after" in error
+    assert "`fullbandit session status`" in error and "`fullbandit session export`" in error
+    assert "result()" not in error
+    assert journal(path) == before
+
+
+# --- command-line rewards and exports ---------------------------------------------------------
+LUCB = ["--n", "4", "--k", "2", "--algorithm", "lucb", "--epsilon", "0.5", "--delta", "0.1",
+        "--reward-range", "0", "1", "--seed", "1"]
+
+
+def _lucb_pull(tmp_path, capsys):
+    path = str(tmp_path / "l.db")
+    assert main(["session", "start", path, *LUCB]) == 0
+    capsys.readouterr()
+    assert main(["session", "next", path, "--json"]) == 0
+    (pull,) = json.loads(capsys.readouterr().out)
+    return path, pull
+
+
+@pytest.mark.parametrize("text", ["1", "1.0", "[1]", " [1.0] "])
+def test_a_lucb_session_records_a_single_arm_reward_from_the_cli(tmp_path, text, capsys):
+    path, pull = _lucb_pull(tmp_path, capsys)
+    assert main(["session", "record", path, "--pull", str(pull["pull"]), "--reward", text]) == 0
+    assert [json.loads(row[2]) for row in journal(path)[2]] == [[1.0]]
+
+
+@pytest.mark.parametrize("text", ["1,0.5", "[1, 0.5]", "[]", "abc", "[true]", "nan", "[1e999]"])
+def test_a_lucb_cli_reward_of_another_form_is_refused_saying_what_the_pull_takes(tmp_path, text, capsys):
+    path, pull = _lucb_pull(tmp_path, capsys)
+    before = journal(path)
+    assert main(["session", "record", path, "--pull", str(pull["pull"]), "--reward", text]) == 2
+    (worker,) = pull["workers"]
+    assert (f"--reward={text!r} does not fit pull {pull['pull']}: give one finite number, worker {worker}'s "
+            "observed reward (semi feedback), e.g. --reward 1") in capsys.readouterr().err
+    assert journal(path) == before
+
+
+def test_cli_reward_forms_for_teams():
+    from fullbandit.base import Pull
+    from fullbandit.cli.session import parse_reward
+    workers = ["ann", "bob", "cy", "dee"]
+    three = Pull(4, (0, 2, 3))
+    assert parse_reward("1,0.5,0", three, "semi", workers) == parse_reward("[1, 0.5, 0]", three, "semi", workers) \
+        == [1.0, 0.5, 0.0]
+    expected = r"--reward='1' does not fit pull 4: give 3 finite numbers, one per member in the order ann, cy, dee"
+    with pytest.raises(fb.InvalidParameterError, match=expected + r" .*e.g. --reward 1,0.5,0.5"):
+        parse_reward("1", three, "semi", workers)
+    assert parse_reward("1.5", Pull(0, (0, 1)), "full", workers) == 1.5
+    with pytest.raises(fb.InvalidParameterError, match="give one finite number, the observed reward of the team ann"):
+        parse_reward("1,0.5", Pull(0, (0, 1)), "full", workers)
+
+
+def test_export_refuses_the_store_itself_by_any_path(tmp_path, capsys):
+    path = _recorded_store(tmp_path)
+    before = journal(path)
+    os.link(path, tmp_path / "hard.db")
+    (tmp_path / "link.db").symlink_to(path)
+    for out in [path, tmp_path / "." / "s.db", tmp_path / "link.db", tmp_path / "hard.db", f"{path}-wal"]:
+        assert main(["session", "export", str(path), "--out", str(out)]) == 2
+        assert f"--out {out} is the session store" in capsys.readouterr().err
+    assert journal(path) == before
+    with Session.open(path) as session:
+        assert session.status()["pulls"] == 8
+
+
+def test_export_to_a_path_it_cannot_write_is_a_clean_error_naming_out(tmp_path, capsys):
+    path = _recorded_store(tmp_path)
+    for out in [tmp_path, tmp_path / "missing" / "obs.csv"]:
+        assert main(["session", "export", str(path), "--out", str(out)]) == 2
+        error = capsys.readouterr().err
+        assert error.startswith(f"fullbandit: error: --out {out}: cannot write the export there (") and \
+            "Traceback" not in error
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.db"]
+
+
+def test_a_failed_export_leaves_the_old_file_and_no_partial_one(tmp_path, monkeypatch, capsys):
+    path = _recorded_store(tmp_path)
+    out = tmp_path / "obs.csv"
+    assert main(["session", "export", str(path), "--out", str(out)]) == 0
+    good = out.read_text()
+    assert len(good.splitlines()) == 9
+
+    def disk_full(self, handle):
+        handle.write("observation,pull\n1,")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Session, "write_csv", disk_full)
+    assert main(["session", "export", str(path), "--out", str(out)]) == 2
+    assert f"--out {out}: cannot write the export there (No space left on device)" in capsys.readouterr().err
+    assert out.read_text() == good
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["obs.csv", "s.db"]
+
+
 # --- kills and concurrency --------------------------------------------------------------
 RECORDER = """
 import sys

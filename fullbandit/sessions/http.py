@@ -51,13 +51,12 @@ from __future__ import annotations
 
 import hmac
 import html
+import io
 import ipaddress
 import json
 import math
 import numbers
-import os
 import sqlite3
-import tempfile
 import threading
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -300,15 +299,11 @@ class Handler(BaseHTTPRequestHandler):
 
 # --- export, checks, plot, page ----------------------------------------------------------------
 def export_text(store) -> str:
-    """The observations of ``store`` as CSV text (:meth:`Session.export`)."""
-    handle, name = tempfile.mkstemp(suffix=".csv")
-    os.close(handle)
-    try:
-        with Session.open(store) as session:
-            session.export(name)
-        return Path(name).read_text()
-    finally:
-        os.unlink(name)
+    """The observations of ``store`` as CSV text (:meth:`Session.write_csv`)."""
+    text = io.StringIO()
+    with Session.open(store) as session:
+        session.write_csv(text)
+    return text.getvalue()
 
 
 def checks(session: Session) -> list[tuple[int, float, float]]:
