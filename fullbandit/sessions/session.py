@@ -238,9 +238,9 @@ class Session:
         if self.feedback == "full":
             values = [reward]
         elif isinstance(reward, list | tuple | np.ndarray) and len(reward) == len(pull.arms):
-            values = reward
+            values = list(reward)
         else:
-            return
+            return  # malformed: the algorithm's tell names the problem
         workers = self.created["workers"]
         for arm, value in zip(pull.arms, values, strict=False):
             if isinstance(value, numbers.Real) and math.isfinite(value) and not low - slack <= value <= high + slack:
