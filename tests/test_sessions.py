@@ -209,7 +209,8 @@ def test_an_edited_creation_parameter_is_refused_naming_meta(tmp_path, records, 
     with sqlite3.connect(path) as connection:
         format_name, version, created = connection.execute("SELECT format, version, created FROM meta").fetchone()
         connection.execute("UPDATE meta SET digest = ?", (store.meta_digest(format_name, version, created),))
-    with pytest.raises(StateError, match="event 1 .*was changed" if records else "head"):
+    with pytest.raises(StateError, match="event 1 .*or the meta row .* was changed" if records else
+                       r"the meta row \(meta 'created'\) or table head was changed"):
         Session.open(path)
 
 

@@ -270,10 +270,11 @@ class Handler(BaseHTTPRequestHandler):
 
     def _framed_body(self) -> bytes:
         lengths = self.headers.get_all("Content-Length") or []
-        coding = self.headers.get("Transfer-Encoding")
-        if coding is not None:
+        codings = self.headers.get_all("Transfer-Encoding")
+        if codings:
             if lengths:
                 raise BadRequest(400, "a request must not carry both Transfer-Encoding and Content-Length")
+            coding = ", ".join(codings)  # repeated headers: one list of codings
             if coding.strip().lower() != "chunked":
                 raise BadRequest(501, f"Transfer-Encoding {coding!r} is not supported: send the body with "
                                       "Content-Length or Transfer-Encoding: chunked")

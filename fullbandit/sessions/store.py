@@ -201,7 +201,8 @@ def events(connection: sqlite3.Connection, path: Path, after: int = 0) -> list[E
             if event.is_pull else observation_digest(previous, event.seq, event.pull, event.reward or "", event.at)
         if digest != event.digest:
             kind = "pull" if event.is_pull else "observation"
-            raise StateError(f"session store {path}: journal event {event.seq} ({kind} of pull {event.pull}) "
+            chained = ", or the meta row (meta 'created') it is chained to," if event.seq == 1 else ""
+            raise StateError(f"session store {path}: journal event {event.seq} ({kind} of pull {event.pull}){chained} "
                              "was changed after it was recorded (its digest does not match)")
         found.append(event)
         seq, previous = event.seq, digest
@@ -227,8 +228,9 @@ def _check_head(connection: sqlite3.Connection, path: Path, seq: int, digest: st
         raise StateError(f"session store {path}: journal {_span(head_seq + 1, seq)} added after the end that "
                          f"table head records (event {head_seq})")
     if digest != head_digest:
-        raise StateError(f"session store {path}: journal event {seq} is not the last event table head records "
-                         "(its digest does not match): the end of the journal was replaced")
+        what = "the meta row (meta 'created') or table head was changed" if seq == 0 else \
+            f"journal event {seq} is not the last event table head records: the end of the journal was replaced"
+        raise StateError(f"session store {path}: {what} (the digests do not match)")
 
 
 def _span(first: int, last: int) -> str:
