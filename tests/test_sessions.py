@@ -137,12 +137,15 @@ def _edit(path, sql, *args):
 
 
 def _rechain(path):
-    """Recompute every digest, as a careful forger would: only the replay can tell then."""
+    """Recompute every digest and the head, as a careful forger would: only the replay can tell then."""
     with sqlite3.connect(path) as connection:
         rows = connection.execute("SELECT seq, id, arms, count, NULL, asked_at FROM pulls UNION ALL "
                                   "SELECT seq, pull, NULL, NULL, reward, recorded_at FROM observations "
                                   "ORDER BY 1").fetchall()
-        previous = store.GENESIS
+        format_name, version, created = connection.execute("SELECT format, version, created FROM meta").fetchone()
+        previous = store.meta_digest(format_name, version, created)
+        connection.execute("UPDATE meta SET digest = ?", (previous,))
+        seq = 0
         for seq, pull, arms, count, reward, at in rows:
             if reward is None:
                 previous = store.pull_digest(previous, seq, pull, arms, count, at)
@@ -150,6 +153,7 @@ def _rechain(path):
             else:
                 previous = store.observation_digest(previous, seq, pull, reward, at)
                 connection.execute("UPDATE observations SET digest = ? WHERE seq = ?", (previous, seq))
+        connection.execute("UPDATE head SET seq = ?, digest = ?", (seq, previous))
         connection.execute("DELETE FROM snapshot")
 
 
@@ -160,8 +164,16 @@ TAMPERING = {
     "schema version": ("UPDATE meta SET version = 99", "schema version 99"),
     "format": ("UPDATE meta SET format = 'other'", "format"),
     "creation parameters": ("UPDATE meta SET created = json_set(created, '$.parameters.delta', 7)",
-                            "creation parameters are malformed"),
+                            "meta 'created' .* was changed"),
+    "meta digest": ("UPDATE meta SET digest = ?", "meta 'created' .* was changed"),
     "a deleted event": ("DELETE FROM pulls WHERE id = 0", "event 1 is missing"),
+    # A hash chain cannot see a cut end: the head (last seq and digest) can.
+    "the last event deleted": ("DELETE FROM observations WHERE seq = 16", "journal event 16 missing"),
+    "the last events deleted": ("DELETE FROM observations WHERE seq > 12", "journal events 13 to 16 missing"),
+    "the head moved back": ("UPDATE head SET seq = 15, digest = (SELECT digest FROM observations WHERE seq = 15)",
+                            "journal event 16 added after the end that table head records"),
+    "the head's digest": ("UPDATE head SET digest = ?", "the end of the journal was replaced"),
+    "the head deleted": ("DELETE FROM head", "table head holds 0 rows"),
 }
 
 
@@ -169,7 +181,7 @@ TAMPERING = {
 def test_a_store_edited_by_hand_is_refused_naming_the_file_and_left_as_it_is(tmp_path, name):
     path = _recorded_store(tmp_path)
     sql, message = TAMPERING[name]
-    _edit(path, sql)
+    _edit(path, sql, *(["0" * 64] if "?" in sql else []))
     content = path.read_bytes()
     with pytest.raises(StateError, match=message) as error:
         Session.open(path)
@@ -177,7 +189,56 @@ def test_a_store_edited_by_hand_is_refused_naming_the_file_and_left_as_it_is(tmp
     assert path.read_bytes() == content
 
 
+@pytest.mark.parametrize("records", [0, 8])
+@pytest.mark.parametrize("field, value", [("$.parameters.epsilon", 50), ("$.offered.reward_range", "[0, 0.02]"),
+                                          ("$.seed", 8), ("$.workers[0]", "eve")])
+def test_an_edited_creation_parameter_is_refused_naming_meta(tmp_path, records, field, value):
+    session = new_session(tmp_path, epsilon=0.5, noise_scale=None, reward_range=(0, 3))
+    for pull in session.next(count=records) if records else []:
+        session.record(pull.id, 1.5)
+    session.close()
+    path = tmp_path / "s.db"
+    if isinstance(value, str) and value.startswith("["):
+        _edit(path, "UPDATE meta SET created = json_set(created, ?, json(?))", field, value)
+    else:
+        _edit(path, "UPDATE meta SET created = json_set(created, ?, ?)", field, value)
+    with pytest.raises(StateError, match="meta 'created'") as error:
+        Session.open(path)
+    assert str(path) in str(error.value)
+    # Even with the meta digest recomputed, every journal digest (or the head, when there is no event) breaks.
+    with sqlite3.connect(path) as connection:
+        format_name, version, created = connection.execute("SELECT format, version, created FROM meta").fetchone()
+        connection.execute("UPDATE meta SET digest = ?", (store.meta_digest(format_name, version, created),))
+    with pytest.raises(StateError, match="event 1 .*or the meta row .* was changed" if records else
+                       r"the meta row \(meta 'created'\) or table head was changed"):
+        Session.open(path)
+
+
+def test_a_store_of_schema_version_1_is_refused_with_the_reason(tmp_path):
+    path = tmp_path / "old.db"
+    with sqlite3.connect(path) as connection:  # the version 1 layout: no meta digest, no head
+        connection.execute("CREATE TABLE meta (format TEXT NOT NULL, version INTEGER NOT NULL, created TEXT NOT NULL)")
+        for table in ("pulls", "observations", "snapshot"):
+            connection.execute(f"CREATE TABLE {table} (seq INTEGER)")
+        connection.execute("INSERT INTO meta VALUES (?, 1, '{}')", (store.FORMAT,))
+    with pytest.raises(StateError, match=r"schema version 1; this fullbandit reads version 2 only \(older stores"):
+        Session.open(path)
+
+
+def test_appends_move_the_head_with_them(tmp_path):
+    path = _recorded_store(tmp_path, records=3)
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("SELECT seq, digest FROM head").fetchall() == \
+            connection.execute("SELECT seq, digest FROM observations WHERE seq = 6").fetchall()
+    with Session.open(path) as session:  # a refused operation leaves the head where it was
+        with pytest.raises(fb.InvalidParameterError):
+            session.record(0, 1.0)
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("SELECT seq FROM head").fetchone() == (6,)
+
+
 @pytest.mark.parametrize("sql, message", [
+    ("UPDATE meta SET created = json_set(created, '$.parameters.delta', 7)", "creation parameters are malformed"),
     ("UPDATE pulls SET arms = '[0, 1]' WHERE id = 2", "algorithm replayed from the journal asks"),
     ("UPDATE observations SET reward = '\"abc\"' WHERE pull = 3", "is refused"),
     ("UPDATE observations SET reward = 'NaN' WHERE pull = 3", "is refused"),
@@ -225,6 +286,163 @@ def test_a_snapshot_that_does_not_match_the_journal_is_not_trusted(tmp_path):
         connection.execute("UPDATE snapshot SET state = ?", (state,))
     with Session.open(path) as session:
         assert session.status() == expected
+
+
+# --- rewards the session refuses, and a stopped session ------------------------------------
+def _ranged(tmp_path, algorithm="icb", reward_range=(0, 3)):
+    session = new_session(tmp_path, algorithm=algorithm, epsilon=0.5, noise_scale=None, reward_range=reward_range)
+    return session, tmp_path / "s.db"
+
+
+@pytest.mark.parametrize("reward", [7, -2, 3.001, -1e-3])
+def test_a_reward_outside_the_range_is_refused_naming_it_the_pull_and_the_range(tmp_path, reward, capsys):
+    session, path = _ranged(tmp_path)
+    first, second = session.next(count=2)
+    before = journal(path)
+    with pytest.raises(fb.InvalidParameterError, match=rf"reward {reward} of pull 0 is outside the session's "
+                                                       r"reward range \[0.0, 3.0\] \(the range of the team's reward"):
+        session.record(first.id, reward)
+    assert journal(path) == before
+    assert main(["session", "record", str(path), "--pull", "1", "--reward", str(reward)]) == 2
+    assert "of pull 1 is outside the session's reward range [0.0, 3.0]" in capsys.readouterr().err
+    assert journal(path) == before
+    session.record(first.id, 0.0)  # the bounds themselves are in the range
+    session.record(second.id, 3.0)
+    session.close()
+
+
+def test_a_semi_feedback_reward_range_bounds_each_member(tmp_path):
+    session, path = _ranged(tmp_path, algorithm="lucb", reward_range=(0, 1))
+    [pull] = session.next()
+    (arm,) = pull.arms
+    before = journal(path)
+    with pytest.raises(fb.InvalidParameterError, match=rf"worker {arm}'s reward 7 of pull 0 is outside the session's "
+                                                       r"reward range \[0.0, 1.0\] \(the range of each member's"):
+        session.record(pull.id, [7])
+    assert journal(path) == before
+    session.record(pull.id, [1.0])
+    session.close()
+
+
+def test_a_pull_s_count_multiplies_the_range(tmp_path):
+    session, _ = _ranged(tmp_path)
+    block = fb.base.Pull(0, (0, 1), count=3)  # sessions hand out single pulls; a block sums count rewards
+    session._check_range(block, 9.0)
+    with pytest.raises(fb.InvalidParameterError, match=r"outside \[0.0, 9.0\], the session's reward range \[0.0, 3.0\] "
+                                                       "times the pull's count 3"):
+        session._check_range(block, 9.5)
+    session.close()
+
+
+def _finished_store(tmp_path):
+    session = new_session(tmp_path, epsilon=1.0)
+    for _ in range(1000):  # bounded: the rule fires after about 10 pulls
+        if session.status()["done"]:
+            break
+        [pull] = session.next()
+        session.record(pull.id, sum(MEANS[a] for a in pull.arms))
+    assert session.status()["stop_reason"] == "stopping rule"
+    session.close()
+    return tmp_path / "s.db"
+
+
+def test_next_on_a_stopped_session_says_why_and_where_the_outcome_is(tmp_path, capsys):
+    path = _finished_store(tmp_path)
+    before = journal(path)
+    assert main(["session", "next", str(path)]) == 2
+    error = capsys.readouterr().err
+    assert f"session {path} has stopped: the stopping rule fired after" in error
+    assert "`fullbandit session status`" in error and "`fullbandit session export`" in error
+    assert "result()" not in error
+    assert journal(path) == before
+
+
+# --- command-line rewards and exports ---------------------------------------------------------
+LUCB = ["--n", "4", "--k", "2", "--algorithm", "lucb", "--epsilon", "0.5", "--delta", "0.1",
+        "--reward-range", "0", "1", "--seed", "1"]
+
+
+def _lucb_pull(tmp_path, capsys):
+    path = str(tmp_path / "l.db")
+    assert main(["session", "start", path, *LUCB]) == 0
+    capsys.readouterr()
+    assert main(["session", "next", path, "--json"]) == 0
+    (pull,) = json.loads(capsys.readouterr().out)
+    return path, pull
+
+
+@pytest.mark.parametrize("text", ["1", "1.0", "[1]", " [1.0] "])
+def test_a_lucb_session_records_a_single_arm_reward_from_the_cli(tmp_path, text, capsys):
+    path, pull = _lucb_pull(tmp_path, capsys)
+    assert main(["session", "record", path, "--pull", str(pull["pull"]), "--reward", text]) == 0
+    assert [json.loads(row[2]) for row in journal(path)[2]] == [[1.0]]
+
+
+@pytest.mark.parametrize("text", ["1,0.5", "[1, 0.5]", "[]", "abc", "[true]", "nan", "[1e999]"])
+def test_a_lucb_cli_reward_of_another_form_is_refused_saying_what_the_pull_takes(tmp_path, text, capsys):
+    path, pull = _lucb_pull(tmp_path, capsys)
+    before = journal(path)
+    assert main(["session", "record", path, "--pull", str(pull["pull"]), "--reward", text]) == 2
+    (worker,) = pull["workers"]
+    assert (f"--reward={text!r} does not fit pull {pull['pull']}: give one finite number, worker {worker}'s "
+            "observed reward (semi feedback), e.g. --reward 1") in capsys.readouterr().err
+    assert journal(path) == before
+
+
+def test_cli_reward_forms_for_teams():
+    from fullbandit.base import Pull
+    from fullbandit.cli.session import parse_reward
+    workers = ["ann", "bob", "cy", "dee"]
+    three = Pull(4, (0, 2, 3))
+    assert parse_reward("1,0.5,0", three, "semi", workers) == parse_reward("[1, 0.5, 0]", three, "semi", workers) \
+        == [1.0, 0.5, 0.0]
+    expected = r"--reward='1' does not fit pull 4: give 3 finite numbers, one per member in the order ann, cy, dee"
+    with pytest.raises(fb.InvalidParameterError, match=expected + r" .*e.g. --reward 1,0.5,0.5"):
+        parse_reward("1", three, "semi", workers)
+    assert parse_reward("1.5", Pull(0, (0, 1)), "full", workers) == 1.5
+    with pytest.raises(fb.InvalidParameterError, match="give one finite number, the observed reward of the team ann"):
+        parse_reward("1,0.5", Pull(0, (0, 1)), "full", workers)
+
+
+def test_export_refuses_the_store_itself_by_any_path(tmp_path, capsys):
+    path = _recorded_store(tmp_path)
+    before = journal(path)
+    os.link(path, tmp_path / "hard.db")
+    (tmp_path / "link.db").symlink_to(path)
+    for out in [path, tmp_path / "." / "s.db", tmp_path / "link.db", tmp_path / "hard.db", f"{path}-wal"]:
+        assert main(["session", "export", str(path), "--out", str(out)]) == 2
+        assert f"--out {out} is the session store" in capsys.readouterr().err
+    assert journal(path) == before
+    with Session.open(path) as session:
+        assert session.status()["pulls"] == 8
+
+
+def test_export_to_a_path_it_cannot_write_is_a_clean_error_naming_out(tmp_path, capsys):
+    path = _recorded_store(tmp_path)
+    for out in [tmp_path, tmp_path / "missing" / "obs.csv"]:
+        assert main(["session", "export", str(path), "--out", str(out)]) == 2
+        error = capsys.readouterr().err
+        assert error.startswith(f"fullbandit: error: --out {out}: cannot write the export there (") and \
+            "Traceback" not in error
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.db"]
+
+
+def test_a_failed_export_leaves_the_old_file_and_no_partial_one(tmp_path, monkeypatch, capsys):
+    path = _recorded_store(tmp_path)
+    out = tmp_path / "obs.csv"
+    assert main(["session", "export", str(path), "--out", str(out)]) == 0
+    good = out.read_text()
+    assert len(good.splitlines()) == 9
+
+    def disk_full(self, handle):
+        handle.write("observation,pull\n1,")
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(Session, "write_csv", disk_full)
+    assert main(["session", "export", str(path), "--out", str(out)]) == 2
+    assert f"--out {out}: cannot write the export there (No space left on device)" in capsys.readouterr().err
+    assert out.read_text() == good
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["obs.csv", "s.db"]
 
 
 # --- kills and concurrency --------------------------------------------------------------
@@ -396,10 +614,11 @@ def test_a_refused_record_drops_the_kept_algorithm_and_the_next_one_is_exact(tmp
 def test_a_kept_algorithm_is_not_used_once_its_last_event_changed_in_the_store(tmp_path):
     path = _recorded_store(tmp_path, records=8)
     session = Session.open(path)
-    # The store goes back to an earlier state under the session (say, restored from a backup):
-    # its kept algorithm, which has seen pull 7 recorded, must not be built upon.
+    # The store goes back to an earlier state under the session (say, restored from a backup, head
+    # included): its kept algorithm, which has seen pull 7 recorded, must not be built upon.
     with sqlite3.connect(path) as connection:
         connection.execute("DELETE FROM observations WHERE pull = 7")
+        connection.execute("UPDATE head SET seq = 15, digest = (SELECT digest FROM observations WHERE seq = 15)")
     session.record(7, 1.75)  # refused as "already recorded" if the kept algorithm were used
     with Session.open(path) as fresh:
         assert fresh.status() == session.status() and fresh.status()["outstanding"] == []

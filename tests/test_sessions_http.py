@@ -2,6 +2,7 @@
 requests change nothing, a token guards every request when set, and only loopback is open by default."""
 
 import json
+import socket
 import threading
 import urllib.error
 import urllib.request
@@ -262,3 +263,115 @@ def test_the_page_of_a_damaged_store_is_an_error_even_after_it_was_cached(tmp_pa
         path.write_bytes(b"not a database at all" * 100)
         status, kind, data = call(url + "/")
         assert status == 500 and kind == "application/json" and "s.db" in json.loads(data)["error"]
+
+
+# --- framing, methods and connections, on raw sockets --------------------------------------------
+@contextmanager
+def raw_connection(url):
+    """A socket to the server at ``url`` and a buffered reader of its responses (10 s timeout on each read)."""
+    with socket.create_connection(("127.0.0.1", int(url.rsplit(":", 1)[1])), timeout=10) as sock:
+        with sock.makefile("rb") as stream:
+            yield sock, stream
+
+
+def read_response(stream, head=False):
+    """``(status, headers with lower-case names, body)`` of the next response on ``stream``."""
+    status_line = stream.readline()
+    assert status_line.startswith(b"HTTP/1.1 "), status_line
+    headers = {}
+    while (line := stream.readline()) not in (b"\r\n", b""):
+        name, _, value = line.decode("latin-1").partition(":")
+        headers[name.strip().lower()] = value.strip()
+    body = b"" if head else stream.read(int(headers["content-length"]))
+    return int(status_line.split()[1]), headers, body
+
+
+def request(method, route, body=b"", headers=()):
+    lines = [f"{method} {route} HTTP/1.1", "Host: 127.0.0.1", *headers]
+    if body and not any(header.lower().startswith("transfer-encoding") for header in headers):
+        lines.append(f"Content-Length: {len(body)}")
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+
+
+def chunked(*chunks):
+    return b"".join(b"%x;ext=1\r\n%s\r\n" % (len(chunk), chunk) for chunk in chunks) + b"0\r\nX-Trailer: 1\r\n\r\n"
+
+
+def test_pipelined_requests_on_one_connection_each_get_one_response_in_order(tmp_path):
+    path = new_store(tmp_path)
+    requests = [request("GET", "/status"),
+                request("GET", "/status", b'{"ignored": true}'),  # a body on a GET is read, not taken as a request
+                request("POST", "/next", b'{"count": 1}'),
+                request("POST", "/record", chunked(b'{"pull": 0, ', b'"reward": 1.0}'),
+                        ["Transfer-Encoding: chunked"]),
+                request("GET", "/nowhere"),
+                request("GET", "/status", headers=["Connection: close"])]
+    with running(path) as url, raw_connection(url) as (sock, stream):
+        sock.sendall(b"".join(requests))  # back to back: the server must frame them itself
+        answers = [read_response(stream) for _ in requests]
+        assert stream.read() == b""  # then the connection closes: no response more
+    assert [status for status, _, _ in answers] == [200, 200, 200, 200, 404, 200]
+    assert json.loads(answers[2][2])["pulls"][0]["pull"] == 0
+    assert json.loads(answers[3][2]) == {"ok": True, "pull": 0}
+    assert json.loads(answers[-1][2])["pulls"] == 1 and answers[-1][1]["connection"] == "close"
+    assert all("connection" not in headers for _, headers, _ in answers[:-1])
+
+
+@pytest.mark.parametrize("length, status, word", [("-5", 400, "Content-Length '-5'"), ("abc", 400, "Content-Length"),
+                                                  ("+5", 400, "Content-Length"), (str(2 << 20), 413, "at most")])
+def test_a_bad_content_length_is_refused_and_the_connection_closed(tmp_path, length, status, word):
+    with running(new_store(tmp_path)) as url, raw_connection(url) as (sock, stream):
+        sock.sendall(request("POST", "/next", headers=[f"Content-Length: {length}"]) + b'{"count": 1}')
+        answer = read_response(stream)
+        assert stream.read() == b""
+    assert (answer[0], answer[1]["connection"], answer[1]["content-type"]) == (status, "close", "application/json")
+    assert word in json.loads(answer[2])["error"]
+    assert Session.open(tmp_path / "s.db").status()["outstanding"] == []
+
+
+@pytest.mark.parametrize("body, headers, status, word", [
+    (b"4\r\n{}\r\n0\r\n\r\n", ["Transfer-Encoding: chunked"], 400, "longer than its size line"),
+    (b"zz\r\n{}\r\n0\r\n\r\n", ["Transfer-Encoding: chunked"], 400, "not hexadecimal"),
+    (b"-2\r\n{}\r\n0\r\n\r\n", ["Transfer-Encoding: chunked"], 400, "not hexadecimal"),
+    (b"2\r\n{}\r\n0\r\n\r\n", ["Transfer-Encoding: gzip"], 501, "gzip"),
+    (b"2\r\n{}\r\n0\r\n\r\n", ["Transfer-Encoding: chunked", "Content-Length: 12"], 400, "both"),
+])
+def test_a_malformed_chunked_body_is_refused_and_the_connection_closed(tmp_path, body, headers, status, word):
+    with running(new_store(tmp_path)) as url, raw_connection(url) as (sock, stream):
+        sock.sendall(request("POST", "/next", body, headers))
+        answer = read_response(stream)
+        assert stream.read() == b""
+    assert answer[0] == status and answer[1]["connection"] == "close"
+    assert word in json.loads(answer[2])["error"]
+    assert Session.open(tmp_path / "s.db").status()["outstanding"] == []
+
+
+@pytest.mark.parametrize("method", ["PUT", "DELETE", "PATCH", "OPTIONS"])
+@pytest.mark.parametrize("route, allowed", [("/status", "GET"), ("/record", "POST")])
+def test_another_method_is_405_with_allow(tmp_path, method, route, allowed):
+    with running(new_store(tmp_path)) as url, raw_connection(url) as (sock, stream):
+        sock.sendall(request(method, route, b"{}") + request("GET", "/status", headers=["Connection: close"]))
+        status, headers, body = read_response(stream)
+        assert read_response(stream)[0] == 200  # the connection is still in step
+    assert (status, headers["allow"], headers["content-type"]) == (405, allowed, "application/json")
+    assert json.loads(body)["error"] == f"{route} takes {allowed}, not {method}"
+
+
+def test_head_is_405_without_a_body_and_an_unknown_method_is_501_in_json(tmp_path):
+    with running(new_store(tmp_path)) as url, raw_connection(url) as (sock, stream):
+        sock.sendall(request("HEAD", "/status") + request("BREW", "/status"))
+        status, headers, _ = read_response(stream, head=True)
+        assert (status, headers["allow"]) == (405, "GET")
+        status, headers, body = read_response(stream)
+        assert stream.read() == b""
+    assert (status, headers["content-type"], headers["connection"]) == (501, "application/json", "close")
+    assert "BREW" in json.loads(body)["error"]
+
+
+@pytest.mark.parametrize("port, word", [("70000", "70000 is not a port number (0 to 65535)"),
+                                        ("-1", "-1 is not a port number"), ("http", "'http' is not an integer")])
+def test_serve_refuses_a_port_outside_0_to_65535_as_a_usage_error(tmp_path, capsys, port, word):
+    with pytest.raises(SystemExit) as exit_status:
+        main(["session", "serve", str(new_store(tmp_path)), f"--port={port}"])
+    assert exit_status.value.code == 2
+    assert f"argument --port: {word}" in capsys.readouterr().err

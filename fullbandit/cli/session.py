@@ -8,6 +8,7 @@ observations as CSV, ``serve`` offers the same over HTTP
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import os
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from fullbandit import registry
 from fullbandit._validation import InvalidParameterError
+from fullbandit.base import Pull
 from fullbandit.cli.solve import graded_prior
 from fullbandit.priors import PriorObservations
 from fullbandit.sessions import Session
@@ -35,7 +37,9 @@ def add_parser(commands) -> None:
     start.add_argument("--epsilon", type=float, required=True, help="tolerance on the team's summed reward")
     start.add_argument("--delta", type=float, required=True, help="error probability")
     start.add_argument("--reward-range", type=float, nargs=2, metavar=("LOW", "HIGH"),
-                       help="range of one team's observed reward (also sets the noise scale (HIGH - LOW) / 2)")
+                       help="range of one observed reward: the team's (full feedback) or each member's (semi "
+                            "feedback, e.g. lucb); rewards outside it are refused; also sets the noise scale "
+                            "(HIGH - LOW) / 2")
     start.add_argument("--noise-scale", type=float, help="sub-Gaussian scale of one observed reward")
     start.add_argument("--seed", type=int, help="seed of the algorithm (default: drawn at random and stored)")
     history = start.add_mutually_exclusive_group()
@@ -55,7 +59,8 @@ def add_parser(commands) -> None:
     record.add_argument("store")
     record.add_argument("--pull", type=int, required=True, help="the pull id printed by `next`")
     record.add_argument("--reward", required=True,
-                        help="the observed reward (semi feedback: one per member, comma-separated)")
+                        help="the observed reward: one number (full feedback, or a one-member pull); semi feedback: "
+                             "one per member, comma-separated or a JSON list")
     status = actions.add_parser("status", help="pulls so far, best team, stopping statistic")
     status.add_argument("store")
     status.add_argument("--json", action="store_true", help="print the status as JSON")
@@ -66,21 +71,63 @@ def add_parser(commands) -> None:
     serve.add_argument("store")
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to bind (default: 127.0.0.1; any other host requires a token)")
-    serve.add_argument("--port", type=int, default=8765, help="port to bind (default: 8765; 0: any free port)")
+    serve.add_argument("--port", type=port_number, default=8765,
+                       help="port to bind, 0 to 65535 (default: 8765; 0: any free port)")
     serve.add_argument("--token", default=os.environ.get("FULLBANDIT_TOKEN"),
                        help="require 'Authorization: Bearer TOKEN' on every request "
                             "(default: the FULLBANDIT_TOKEN environment variable)")
 
 
-def parse_reward(text: str):
-    """``"1.5"`` -> 1.5; ``"1,0"`` -> ``[1.0, 0.0]``; anything else is refused naming ``--reward``."""
+def port_number(text: str) -> int:
+    """``--port``: an integer from 0 to 65535 (argparse reports a refusal as a usage error)."""
     try:
-        values = [float(part) for part in text.split(",")]
+        port = int(text)
     except ValueError:
-        raise InvalidParameterError(f"--reward={text!r} must be a number (or comma-separated numbers)") from None
-    if not all(math.isfinite(value) for value in values):
-        raise InvalidParameterError(f"--reward={text!r} must be finite")
-    return values[0] if len(values) == 1 else values
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if not 0 <= port <= 65535:
+        raise argparse.ArgumentTypeError(f"{port} is not a port number (0 to 65535)")
+    return port
+
+
+def parse_reward(text: str, pull: Pull, feedback: str, workers: list[str]):
+    """The reward ``--reward TEXT`` gives for ``pull``: a number (full feedback), or a list (semi feedback).
+
+    A one-member pull takes a plain number; several members take comma-separated numbers or a
+    JSON list. Anything else is refused naming ``--reward`` and the form this pull takes.
+    """
+    values = _numbers(text)
+    wanted = 1 if feedback == "full" else len(pull.arms)
+    if values is None or len(values) != wanted or not all(math.isfinite(value) for value in values):
+        raise InvalidParameterError(f"--reward={text!r} does not fit pull {pull.id}: "
+                                    f"{reward_form(pull, feedback, workers)}")
+    return values[0] if feedback == "full" else values
+
+
+def reward_form(pull: Pull, feedback: str, workers: list[str]) -> str:
+    """What ``--reward`` takes for ``pull``, with an example."""
+    team = ", ".join(workers[arm] for arm in pull.arms)
+    if feedback == "full":
+        return f"give one finite number, the observed reward of the team {team}, e.g. --reward 1.5"
+    if len(pull.arms) == 1:
+        return f"give one finite number, worker {team}'s observed reward (semi feedback), e.g. --reward 1"
+    example = [1] + [0.5] * (len(pull.arms) - 1)
+    return (f"give {len(pull.arms)} finite numbers, one per member in the order {team} (semi feedback), "
+            f"comma-separated or a JSON list, e.g. --reward {','.join(map(str, example))} or --reward '{example}'")
+
+
+def _numbers(text: str) -> list[float] | None:
+    """``"1.5"``, ``"1,0.5"`` or ``"[1, 0.5]"`` as floats; ``None`` for anything else."""
+    text = text.strip()
+    try:
+        if not text.startswith("["):
+            return [float(part) for part in text.split(",")]
+        values = json.loads(text)
+        if not isinstance(values, list) or not all(isinstance(value, int | float) and not isinstance(value, bool)
+                                                   for value in values):
+            return None
+        return [float(value) for value in values]
+    except (ValueError, OverflowError):  # OverflowError: a JSON integer beyond the floats
+        return None
 
 
 def read_prior(args, workers: list[str] | None) -> PriorObservations | None:
@@ -127,7 +174,8 @@ def run(args) -> int:
                 for p in pulls:
                     print(f"pull {p.id}: {' '.join(workers[i] for i in p.arms)}")
         elif args.action == "record":
-            session.record(args.pull, parse_reward(args.reward))
+            pull = session.pull(args.pull)
+            session.record(args.pull, parse_reward(args.reward, pull, session.feedback, session.created["workers"]))
             print(f"recorded pull {args.pull}")
         elif args.action == "status":
             status = session.status()
@@ -137,5 +185,5 @@ def run(args) -> int:
                 for key, value in status.items():
                     print(f"{key:<13} {value}")
         else:
-            print(f"wrote {session.export(args.out)} observations to {args.out}")
+            print(f"wrote {session.export(args.out, name='--out')} observations to {args.out}")
     return 0

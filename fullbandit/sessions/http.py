@@ -17,8 +17,16 @@ server keeps them (:class:`PageCache`) keyed on the journal's last event, its ``
 digest (which chains every event before it): while no observation or pull is added, from
 this server or any other process, a page load reads those two values and nothing else.
 A refused request gets a 4xx status and ``{"error": message}`` and changes nothing:
-a malformed body, a missing or mistyped field -> 400; a pull never handed out or
-already recorded -> 409; a damaged store -> 500 with the store's message.
+a malformed body, a missing or mistyped field -> 400; a method the endpoint does not take
+-> 405 with an ``Allow`` header; a pull never handed out or already recorded -> 409; a
+damaged store -> 500 with the store's message.
+
+Connections are HTTP/1.1 keep-alive: a body is framed by ``Content-Length`` or
+``Transfer-Encoding: chunked`` (decoded), every request gets exactly one response, in order
+(pipelined requests included), and a request whose framing cannot be trusted (a bad
+length, a malformed chunk, a body too large or cut short) is answered and its connection
+closed, the response saying ``Connection: close``. An idle connection is closed after
+:data:`IDLE_TIMEOUT` seconds.
 
 The server binds to ``127.0.0.1`` by default; any other host requires a token, and when a
 token is set every request must carry ``Authorization: Bearer TOKEN`` (401 otherwise).
@@ -51,13 +59,13 @@ from __future__ import annotations
 
 import hmac
 import html
+import io
 import ipaddress
 import json
 import math
 import numbers
-import os
+import re
 import sqlite3
-import tempfile
 import threading
 from dataclasses import dataclass
 from http import HTTPStatus
@@ -73,16 +81,24 @@ from fullbandit.state import StateError
 
 #: The largest request body read, in bytes (a body is a few numbers).
 MAX_BODY = 1 << 20
+#: The longest chunk-size or trailer line of a chunked body, and the most trailer lines.
+MAX_LINE = 1024
+MAX_TRAILERS = 64
+#: Seconds a connection may stay silent (between requests, or within one) before it is closed.
+IDLE_TIMEOUT = 30
+#: The endpoints and the method each takes.
+ROUTES = {"/next": "POST", "/record": "POST", "/status": "GET", "/export": "GET", "/": "GET", "/plot.svg": "GET"}
 #: The most points drawn in the plot (the checks are thinned evenly beyond this).
 MAX_POINTS = 500
 
 
 class BadRequest(Exception):
-    """A refused request: ``status`` and a message naming the problem."""
+    """A refused request: ``status``, a message naming the problem, and extra response ``headers``."""
 
-    def __init__(self, status: int, message: str):
+    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None):
         super().__init__(message)
         self.status = status
+        self.headers = headers or {}
 
 
 def is_loopback(host: str) -> bool:
@@ -128,8 +144,9 @@ def make_server(store, host: str = "127.0.0.1", port: int = 8765, token: str | N
     Session.open(path).close()  # refuse a missing or damaged store before listening
     try:
         return SessionServer((host, port), path, token, quiet)
-    except OSError as error:
-        raise InvalidParameterError(f"cannot listen on {host}:{port}: {error.strerror or error}") from None
+    except (OSError, OverflowError) as error:  # OverflowError: a port outside 0..65535
+        raise InvalidParameterError(f"cannot listen on {host}:{port}: {getattr(error, 'strerror', None) or error}") \
+            from None
 
 
 def serve(store, host: str = "127.0.0.1", port: int = 8765, token: str | None = None) -> None:
@@ -200,31 +217,31 @@ class Handler(BaseHTTPRequestHandler):
     server: SessionServer
     server_version = "fullbandit-session"
     protocol_version = "HTTP/1.1"
+    timeout = IDLE_TIMEOUT  # a silent client must not hold a server thread forever
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
         if not self.server.quiet:
             super().log_message(format, *args)
 
-    def do_GET(self) -> None:
-        self._handle("GET")
+    def _dispatch(self) -> None:
+        self._handle(self.command)
 
-    def do_POST(self) -> None:
-        self._handle("POST")
+    # Every standard method is routed, so that a method an endpoint does not take gets 405 and
+    # Allow; an unknown method gets the base class's 501, in JSON (send_error).
+    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = do_TRACE = do_CONNECT = _dispatch
 
     def _handle(self, method: str) -> None:
         try:
-            body = self._read_body() if method == "POST" else b""
+            body = self._read_body()
             self._authorise()
             route = self.path.split("?", 1)[0]
-            routes = {"/next": "POST", "/record": "POST", "/status": "GET", "/export": "GET", "/": "GET",
-                      "/plot.svg": "GET"}
-            if route not in routes:
-                raise BadRequest(404, f"no such endpoint {route!r}; try {', '.join(sorted(routes))}")
-            if routes[route] != method:
-                raise BadRequest(405, f"{route} takes {routes[route]}, not {method}")
+            if route not in ROUTES:
+                raise BadRequest(404, f"no such endpoint {route!r}; try {', '.join(sorted(ROUTES))}")
+            if ROUTES[route] != method:
+                raise BadRequest(405, f"{route} takes {ROUTES[route]}, not {method}", {"Allow": ROUTES[route]})
             self._route(route, body)
         except BadRequest as error:
-            self._json(error.status, {"error": str(error)})
+            self._json(error.status, {"error": str(error)}, error.headers)
         except StateError as error:  # before InvalidParameterError: a subclass
             self._json(500, {"error": str(error)})
         except ProtocolError as error:
@@ -234,19 +251,75 @@ class Handler(BaseHTTPRequestHandler):
         except Exception as error:  # noqa: BLE001 - a request must not kill the server
             self._json(500, {"error": f"internal error: {type(error).__name__}: {error}"})
 
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """The base class's refusals (a malformed request line or header, an unknown method) in JSON."""
+        self.close_connection = True  # the request was not understood: where the next one starts is unknown
+        self._json(code, {"error": message or HTTPStatus(code).phrase})
+
+    # --- the request body ------------------------------------------------------------------
     def _read_body(self) -> bytes:
-        length = self.headers.get("Content-Length")
-        if length is None:
-            return b""
+        """The request body, framed by Content-Length or chunked; the connection is closed on any doubt."""
         try:
-            size = int(length)
-        except ValueError:
+            return self._framed_body()
+        except BadRequest:
+            self.close_connection = True  # the rest of the stream cannot be trusted to start a request
+            raise
+        except TimeoutError:
             self.close_connection = True
-            raise BadRequest(400, f"Content-Length {length!r} is not an integer") from None
-        if not 0 <= size <= MAX_BODY:
-            self.close_connection = True
-            raise BadRequest(413, f"the body must be at most {MAX_BODY} bytes")
-        return self.rfile.read(size)
+            raise BadRequest(408, f"the body did not arrive within {IDLE_TIMEOUT} s") from None
+
+    def _framed_body(self) -> bytes:
+        lengths = self.headers.get_all("Content-Length") or []
+        codings = self.headers.get_all("Transfer-Encoding")
+        if codings:
+            if lengths:
+                raise BadRequest(400, "a request must not carry both Transfer-Encoding and Content-Length")
+            coding = ", ".join(codings)  # repeated headers: one list of codings
+            if coding.strip().lower() != "chunked":
+                raise BadRequest(501, f"Transfer-Encoding {coding!r} is not supported: send the body with "
+                                      "Content-Length or Transfer-Encoding: chunked")
+            return self._read_chunked()
+        if not lengths:
+            return b""
+        if len(set(lengths)) > 1 or not re.fullmatch(r"[0-9]{1,20}", lengths[0].strip()):
+            raise BadRequest(400, f"Content-Length {', '.join(lengths)!r} is not one non-negative integer")
+        size = int(lengths[0])
+        if size > MAX_BODY:
+            raise BadRequest(413, f"the body must be at most {MAX_BODY} bytes (Content-Length is {size})")
+        return self._read_exactly(size)
+
+    def _read_exactly(self, size: int) -> bytes:
+        data = self.rfile.read(size)
+        if len(data) != size:
+            raise BadRequest(400, f"the body ended after {len(data)} of {size} bytes")
+        return data
+
+    def _read_chunked(self) -> bytes:
+        """A ``Transfer-Encoding: chunked`` body, decoded; its trailer lines are read and ignored."""
+        body = bytearray()
+        while True:
+            line = self._read_line("chunk size")
+            size_text = line.split(b";", 1)[0].strip()  # ";...": a chunk extension, ignored
+            if not re.fullmatch(rb"[0-9A-Fa-f]{1,16}", size_text):
+                raise BadRequest(400, f"the chunked body has a chunk size line {line!r} that is not hexadecimal")
+            size = int(size_text, 16)
+            if size == 0:
+                break
+            if len(body) + size > MAX_BODY:
+                raise BadRequest(413, f"the body must be at most {MAX_BODY} bytes")
+            body += self._read_exactly(size)
+            if self._read_exactly(2) != b"\r\n":
+                raise BadRequest(400, "a chunk of the chunked body is longer than its size line says")
+        for _ in range(MAX_TRAILERS):
+            if self._read_line("trailer") in (b"\r\n", b"\n"):
+                return bytes(body)
+        raise BadRequest(400, f"the chunked body has more than {MAX_TRAILERS} trailer lines")
+
+    def _read_line(self, what: str) -> bytes:
+        line = self.rfile.readline(MAX_LINE + 1)
+        if not line.endswith(b"\n"):
+            raise BadRequest(400, f"the chunked body ended or ran over {MAX_LINE} bytes within a {what} line")
+        return line
 
     def _authorise(self) -> None:
         token = self.server.token
@@ -284,31 +357,32 @@ class Handler(BaseHTTPRequestHandler):
         else:
             self._send(200, "text/html; charset=utf-8", self.server.pages.get().page)
 
-    def _json(self, status: int, value) -> None:
-        self._send(status, "application/json", json.dumps(value).encode())
+    def _json(self, status: int, value, headers: dict[str, str] | None = None) -> None:
+        self._send(status, "application/json", json.dumps(value).encode(), headers)
 
-    def _send(self, status: int, content_type: str, data: bytes) -> None:
+    def _send(self, status: int, content_type: str, data: bytes, headers: dict[str, str] | None = None) -> None:
         self.send_response(status, HTTPStatus(status).phrase if status in HTTPStatus._value2member_map_ else None)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         self.send_header("Cache-Control", "no-store")
         if status == 401:
             self.send_header("WWW-Authenticate", 'Bearer realm="fullbandit"')
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        if self.close_connection:  # the client must not send another request on this connection
+            self.send_header("Connection", "close")
         self.end_headers()
-        self.wfile.write(data)
+        if self.command != "HEAD":  # a response to HEAD has headers only
+            self.wfile.write(data)
 
 
 # --- export, checks, plot, page ----------------------------------------------------------------
 def export_text(store) -> str:
-    """The observations of ``store`` as CSV text (:meth:`Session.export`)."""
-    handle, name = tempfile.mkstemp(suffix=".csv")
-    os.close(handle)
-    try:
-        with Session.open(store) as session:
-            session.export(name)
-        return Path(name).read_text()
-    finally:
-        os.unlink(name)
+    """The observations of ``store`` as CSV text (:meth:`Session.write_csv`)."""
+    text = io.StringIO()
+    with Session.open(store) as session:
+        session.write_csv(text)
+    return text.getvalue()
 
 
 def checks(session: Session) -> list[tuple[int, float, float]]:

@@ -43,17 +43,22 @@ import csv
 import json
 import math
 import numbers
+import os
 import secrets
 import sqlite3
 import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from fullbandit import registry
 from fullbandit._validation import InvalidParameterError, check_reward_range
 from fullbandit.base import Algorithm, ProtocolError, Pull
+from fullbandit.full.static import RANGE_TOLERANCE
 from fullbandit.priors import PriorObservations
 from fullbandit.problem import TopK, decision_class_from_dict
+from fullbandit.result import STOPPING_RULE
 from fullbandit.sessions import store
 from fullbandit.state import StateError
 
@@ -90,8 +95,10 @@ class Session:
         epsilon, delta : float, optional
             Passed to the algorithm (its defaults when ``None``).
         reward_range : (float, float), optional
-            The range of one team's observed reward; offered to the algorithm as its range
-            and, when ``noise_scale`` is not given, as the noise scale ``(high - low) / 2``.
+            The range of one observed reward: the team's (full feedback) or each member's
+            (semi feedback, e.g. ``lucb``), the algorithms' own meaning of the range. Offered to
+            the algorithm as its range and, when ``noise_scale`` is not given, as the noise
+            scale ``(high - low) / 2``; :meth:`record` refuses rewards outside it.
         noise_scale : float, optional
             The sub-Gaussian scale of one observed reward (the algorithm's parameter).
         seed : int, optional
@@ -164,12 +171,27 @@ class Session:
         self.close()
 
     # --- operations ---------------------------------------------------------------------
+    @property
+    def feedback(self) -> str:
+        """``"full"`` (one reward per pull: the team's) or ``"semi"`` (one reward per member)."""
+        return registry.get(self.created["algorithm"]).feedback
+
+    def pull(self, pull_id: int) -> Pull:
+        """The pull ``pull_id`` as it was handed out (recorded or not); refused if it never was."""
+        _check_pull_id(pull_id)
+        row = self._connection.execute("SELECT arms, count FROM pulls WHERE id = ?", (int(pull_id),)).fetchone()
+        if row is None:
+            raise ProtocolError(f"pull={pull_id} was never handed out (see `fullbandit session next`)")
+        return Pull(int(pull_id), tuple(json.loads(row[0])), int(row[1]))
+
     def next(self, count: int = 1) -> list[Pull]:
         """Hand out ``count`` pulls (teams to try, for parallel work), each journalled before it is returned."""
         if isinstance(count, bool) or not isinstance(count, numbers.Integral) or not 1 <= count <= MAX_COUNT:
             raise InvalidParameterError(f"count={count!r} must be an integer from 1 to {MAX_COUNT}")
 
         def hand_out(algorithm: Algorithm, seq: int, digest: str) -> tuple[list[Pull], int, str]:
+            if algorithm.done:
+                raise self._stopped(algorithm, "hands out no more pulls")
             pulls = [algorithm.ask(max_count=1) for _ in range(int(count))]
             now = time.time()
             for pull in pulls:
@@ -183,24 +205,61 @@ class Session:
     def record(self, pull_id: int, reward) -> None:
         """Record the observed ``reward`` of pull ``pull_id`` (one number; one per member for semi feedback).
 
-        Refused (and nothing written) for a pull never handed out or already recorded, or a
-        reward the algorithm refuses (text, NaN, infinite, wrong length).
+        Refused (and nothing written) for a pull never handed out or already recorded, a
+        stopped session, a reward outside the session's reward range (per member for semi
+        feedback, times the pull's count), or a reward the algorithm refuses (text, NaN,
+        infinite, wrong length).
         """
-        if isinstance(pull_id, bool) or not isinstance(pull_id, numbers.Integral) or pull_id < 0:
-            raise InvalidParameterError(f"pull={pull_id!r} must be a non-negative integer (an id from next)")
+        _check_pull_id(pull_id)
 
         def tell(algorithm: Algorithm, seq: int, digest: str) -> tuple[None, int, str]:
+            if algorithm.done:
+                raise self._stopped(algorithm, f"takes no more rewards (pull {pull_id} is not recorded)")
             handle = next((pull for pull in algorithm.pending if pull.id == pull_id), None)
             if handle is None:
-                asked = self._connection.execute("SELECT 1 FROM pulls WHERE id = ?", (int(pull_id),)).fetchone()
-                raise ProtocolError(f"pull={pull_id} is already recorded" if asked else
-                                    f"pull={pull_id} was never handed out (see `fullbandit session next`)")
+                self.pull(pull_id)  # refuses a pull never handed out
+                raise ProtocolError(f"pull={pull_id} is already recorded")
+            self._check_range(handle, reward)
             algorithm.tell(handle, reward)  # refuses a bad reward before anything is written
             text = json.dumps(_plain(reward), allow_nan=False)
             digest = store.append_observation(self._connection, seq + 1, digest, handle.id, text, time.time())
             return None, seq + 1, digest
 
         self._write(tell)
+
+    def _check_range(self, pull: Pull, reward) -> None:
+        """Refuse a finite reward outside the offered range (the algorithm refuses malformed ones)."""
+        range_ = self.created["offered"]["reward_range"]
+        if range_ is None:
+            return
+        # The range bounds one observation; a pull of count c reports the sum of c of them.
+        low, high = (pull.count * bound for bound in range_)
+        slack = RANGE_TOLERANCE * pull.count * max(abs(low), abs(high))
+        if self.feedback == "full":
+            values = [reward]
+        elif isinstance(reward, list | tuple | np.ndarray) and len(reward) == len(pull.arms):
+            values = list(reward)
+        else:
+            return  # malformed: the algorithm's tell names the problem
+        workers = self.created["workers"]
+        for arm, value in zip(pull.arms, values, strict=False):
+            if isinstance(value, numbers.Real) and math.isfinite(value) and not low - slack <= value <= high + slack:
+                whose = f"worker {workers[arm]}'s reward" if self.feedback == "semi" else "reward"
+                scope = "each member's reward: semi feedback" if self.feedback == "semi" else "the team's reward"
+                where = f"the session's reward range {list(range_)}"
+                if pull.count > 1:
+                    where = f"[{low!r}, {high!r}], {where} times the pull's count {pull.count}"
+                raise InvalidParameterError(f"{whose} {value!r} of pull {pull.id} is outside {where} (the range of "
+                                            f"{scope}); nothing recorded")
+
+    def _stopped(self, algorithm: Algorithm, refusal: str) -> ProtocolError:
+        """The refusal of an operation on a stopped session: why it stopped, and where its outcome is."""
+        result = algorithm.result()
+        why = (f"the stopping rule fired after {algorithm.n_pulls} pulls (gap bound {result.gap_bound:.6g} <= epsilon "
+               f"{result.epsilon:g})" if algorithm.stop_reason == STOPPING_RULE and result.epsilon is not None
+               else f"{algorithm.stop_reason} after {algorithm.n_pulls} pulls")
+        return ProtocolError(f"session {self.path} has stopped: {why}; it {refusal}. See its answer with "
+                             "`fullbandit session status` and its observations with `fullbandit session export`")
 
     def status(self) -> dict:
         """Pulls told, outstanding pull ids, the current best team, the stopping statistic and the stop reason."""
@@ -225,20 +284,51 @@ class Session:
                 "done": algorithm.done, "stop_reason": str(algorithm.stop_reason),
                 "prior_observations": 0 if algorithm.prior is None else algorithm.prior.n_observations}
 
-    def export(self, csv_path) -> int:
-        """Write the observations as CSV (one row each, oldest first); return their number."""
+    def export(self, csv_path, *, name: str = "csv_path") -> int:
+        """Write the observations as CSV (:meth:`write_csv`) to the file ``csv_path``; return their number.
+
+        The file is written whole or not at all (a new file beside it, renamed over it). Refused
+        (:class:`InvalidParameterError` naming ``name``, e.g. ``"--out"``; nothing written): the
+        store itself or one of its SQLite companion files, a folder, a path that cannot be written.
+        """
+        target = Path(csv_path)
+        self._refuse_own_file(target, name)
+        temporary = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+        try:
+            with open(temporary, "x", newline="") as handle:
+                count = self.write_csv(handle)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(temporary, target)
+        except OSError as error:
+            raise InvalidParameterError(f"{name} {target}: cannot write the export there "
+                                        f"({error.strerror or error})") from None
+        finally:
+            temporary.unlink(missing_ok=True)  # gone already after the rename
+        return count
+
+    def write_csv(self, handle) -> int:
+        """Write the observations as CSV to the text file ``handle`` (one row each, oldest first); return how many."""
         workers = self.created["workers"]
         rows = self._connection.execute(
             "SELECT o.seq, o.pull, p.arms, p.count, o.reward, o.recorded_at FROM observations o "
             "JOIN pulls p ON p.id = o.pull ORDER BY o.seq").fetchall()
-        with open(csv_path, "w", newline="") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(["observation", "pull", "arms", "workers", "count", "reward", "recorded_at"])
-            for number, (_, pull, arms, count, reward, at) in enumerate(rows, start=1):
-                members = json.loads(arms)
-                writer.writerow([number, pull, " ".join(map(str, members)), ";".join(workers[i] for i in members),
-                                 count, reward, f"{at:.6f}"])
+        writer = csv.writer(handle)
+        writer.writerow(["observation", "pull", "arms", "workers", "count", "reward", "recorded_at"])
+        for number, (_, pull, arms, count, reward, at) in enumerate(rows, start=1):
+            members = json.loads(arms)
+            writer.writerow([number, pull, " ".join(map(str, members)), ";".join(workers[i] for i in members),
+                             count, reward, f"{at:.6f}"])
         return len(rows)
+
+    def _refuse_own_file(self, target: Path, name: str) -> None:
+        """Refuse ``target`` when it is the store or its WAL, shared-memory or rollback journal."""
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            own = self.path.with_name(self.path.name + suffix)
+            if target.resolve() == own.resolve() or _same_existing_file(target, own):
+                what = "the session store itself" if not suffix else f"the session store's {suffix} file"
+                raise InvalidParameterError(f"{name} {target} is {what}: the export would overwrite the journal; "
+                                            "give another file")
 
     # --- the journal --------------------------------------------------------------------
     def _write(self, operation):
@@ -334,6 +424,19 @@ def _build(created: dict, path: Path, *, stored: bool = True) -> Algorithm:
             raise  # the caller's own arguments: their message names the argument
         raise StateError(f"session store {path}: creation parameters are malformed ({error})") from None
     return algorithm
+
+
+def _same_existing_file(first: Path, second: Path) -> bool:
+    """Whether both exist and are one file (hard links, or paths :meth:`Path.resolve` cannot unify)."""
+    try:
+        return os.path.samefile(first, second)
+    except OSError:
+        return False
+
+
+def _check_pull_id(pull_id) -> None:
+    if isinstance(pull_id, bool) or not isinstance(pull_id, numbers.Integral) or pull_id < 0:
+        raise InvalidParameterError(f"pull={pull_id!r} must be a non-negative integer (an id from next)")
 
 
 def _worker_names(n, workers) -> list[str]:

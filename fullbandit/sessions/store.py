@@ -1,8 +1,9 @@
-"""The SQLite file of a live session: a ``meta`` row and two append-only journals.
+"""The SQLite file of a live session: a ``meta`` row, a ``head`` row and two append-only journals.
 
 Layout (schema version :data:`SCHEMA_VERSION`)::
 
-    meta          (format, version, created JSON)                 one row
+    meta          (format, version, created JSON, digest)         one row
+    head          (seq, digest)                                   one row: where the journal ends
     pulls         (seq, id, arms JSON, count, asked_at, digest)   one row per handed-out pull
     observations  (seq, pull, reward JSON, recorded_at, digest)   one row per recorded reward
     snapshot      (seq, digest, state JSON)                       a cache, at most one row
@@ -11,9 +12,19 @@ Layout (schema version :data:`SCHEMA_VERSION`)::
 pulls were asked and rewards told is known exactly: the algorithm's state is rebuilt by
 replaying the events in that order. ``digest`` chains every row to the one before it
 (SHA-256 of the previous digest and the row's content), so a row edited by hand is found
-even when the edit is a plausible number. The snapshot is only a shortcut: it is used when
-its digest matches both its state and the journal's digest at its ``seq``, and otherwise
-ignored (the journal is then replayed from the start).
+even when the edit is a plausible number. The chain starts at the ``meta`` row: its digest
+covers the creation parameters (epsilon, delta, reward range, seed, workers, prior, ...),
+so editing them breaks the meta digest and every journal digest after it. A hash chain
+cannot see its own end cut off, so ``head`` holds the last event's ``seq`` and digest,
+updated in the same transaction as every append: a journal that does not end exactly
+there is refused. (The digests carry no secret: they catch edits, cuts and damage, not a
+forger who recomputes every digest with this code; the replay still refuses a forged
+journal the algorithm would not have produced.) The snapshot is only a shortcut: it is
+used when its digest matches both its state and the journal's digest at its ``seq``, and
+otherwise ignored (the journal is then replayed from the start).
+
+Version 2 added the meta digest and the head; version 1 files are refused, not migrated
+(no version 1 stores were in use outside development).
 
 Every connection runs in WAL mode with ``synchronous=FULL``: a transaction that returned
 is on disk, and a kill at any point leaves the last committed state.
@@ -30,13 +41,16 @@ from pathlib import Path
 from fullbandit.state import StateError
 
 FORMAT = "fullbandit-session"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: How long a writer waits for another process's write lock before giving up (ms).
 BUSY_TIMEOUT_MS = 60_000
+#: The root of the chain: the meta row's digest is chained to it.
 GENESIS = "0" * 64
+TABLES = ("meta", "head", "pulls", "observations", "snapshot")
 
 _SCHEMA = """
-CREATE TABLE meta (format TEXT NOT NULL, version INTEGER NOT NULL, created TEXT NOT NULL) STRICT;
+CREATE TABLE meta (format TEXT NOT NULL, version INTEGER NOT NULL, created TEXT NOT NULL, digest TEXT NOT NULL) STRICT;
+CREATE TABLE head (seq INTEGER NOT NULL, digest TEXT NOT NULL) STRICT;
 CREATE TABLE pulls (seq INTEGER NOT NULL UNIQUE, id INTEGER PRIMARY KEY, arms TEXT NOT NULL,
                     count INTEGER NOT NULL, asked_at REAL NOT NULL, digest TEXT NOT NULL) STRICT;
 CREATE TABLE observations (seq INTEGER NOT NULL UNIQUE, pull INTEGER NOT NULL UNIQUE REFERENCES pulls(id),
@@ -66,6 +80,11 @@ def chain(previous: str, *fields) -> str:
     """The digest of a row: SHA-256 over the previous row's digest and this row's fields."""
     text = json.dumps([previous, *fields], separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def meta_digest(format_name: str, version: int, created: str) -> str:
+    """The digest of the meta row: the journal's first event is chained to it."""
+    return chain(GENESIS, "meta", format_name, version, created)
 
 
 def pull_digest(previous: str, seq: int, pull: int, arms: str, count: int, at: float) -> str:
@@ -98,8 +117,10 @@ def create(path: Path, created: dict) -> None:
         for statement in _SCHEMA.split(";"):
             if statement.strip():
                 connection.execute(statement)
-        connection.execute("INSERT INTO meta VALUES (?, ?, ?)",
-                           (FORMAT, SCHEMA_VERSION, json.dumps(created, allow_nan=False)))
+        text = json.dumps(created, allow_nan=False)
+        digest = meta_digest(FORMAT, SCHEMA_VERSION, text)
+        connection.execute("INSERT INTO meta VALUES (?, ?, ?, ?)", (FORMAT, SCHEMA_VERSION, text, digest))
+        connection.execute("INSERT INTO head VALUES (0, ?)", (digest,))
         connection.execute("COMMIT")
     finally:
         connection.close()
@@ -118,7 +139,10 @@ def connect(path: Path) -> sqlite3.Connection:
 
 
 def check_file(connection: sqlite3.Connection, path: Path) -> dict:
-    """Refuse a store that is damaged or of another format or version; return its creation parameters."""
+    """Refuse a store that is damaged, of another format or version, or whose meta row was edited.
+
+    Returns the creation parameters. The journal and its head are checked by :func:`events`.
+    """
     try:
         problems = [row[0] for row in connection.execute("PRAGMA quick_check")]
         tables = {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type='table'")}
@@ -126,21 +150,29 @@ def check_file(connection: sqlite3.Connection, path: Path) -> dict:
         raise StateError(f"session store {path} is damaged or not a SQLite file: {error}") from None
     if problems != ["ok"]:
         raise StateError(f"session store {path} is damaged (truncated or overwritten): {'; '.join(problems[:3])}")
-    missing = {"meta", "pulls", "observations", "snapshot"} - tables
-    if missing:
-        raise StateError(f"{path} is not a fullbandit session store: table(s) {sorted(missing)} missing")
-    rows = connection.execute("SELECT format, version, created FROM meta").fetchall()
+    if "meta" not in tables:
+        raise StateError(f"{path} is not a fullbandit session store: table meta missing")
+    # SELECT *: the version decides the columns, so it is read before any column of this version.
+    rows = connection.execute("SELECT * FROM meta").fetchall()
     if len(rows) != 1:
         raise StateError(f"session store {path}: table meta holds {len(rows)} rows, not 1")
-    format_name, version, created = rows[0]
+    format_name, version = rows[0][:2]
     if format_name != FORMAT:
         raise StateError(f"{path}: meta format is {format_name!r}, not {FORMAT!r}")
     if version != SCHEMA_VERSION:
         raise StateError(f"session store {path} has schema version {version!r}; this fullbandit reads "
-                         f"version {SCHEMA_VERSION} only")
+                         f"version {SCHEMA_VERSION} only (older stores are not converted: finish or export them "
+                         "with the fullbandit that wrote them)")
+    missing = set(TABLES) - tables
+    if missing:
+        raise StateError(f"{path} is not a fullbandit session store: table(s) {sorted(missing)} missing")
+    created, digest = rows[0][2:]
+    if not isinstance(created, str) or digest != meta_digest(format_name, version, created):
+        raise StateError(f"session store {path}: meta 'created' (the creation parameters) was changed after the "
+                         "store was created (its digest does not match)")
     try:
         parameters = json.loads(created)
-    except (TypeError, json.JSONDecodeError) as error:
+    except json.JSONDecodeError as error:
         raise StateError(f"session store {path}: meta 'created' is not JSON ({error})") from None
     if not isinstance(parameters, dict):
         raise StateError(f"session store {path}: meta 'created' is not a JSON object")
@@ -157,6 +189,7 @@ def events(connection: sqlite3.Connection, path: Path, after: int = 0) -> list[E
     except sqlite3.DatabaseError as error:
         raise StateError(f"session store {path}: the journal cannot be read: {error}") from None
     previous = digest_at(connection, path, after)
+    seq = after
     found = []
     for expected, row in enumerate(rows, start=after + 1):
         event = Event(*row)
@@ -168,17 +201,46 @@ def events(connection: sqlite3.Connection, path: Path, after: int = 0) -> list[E
             if event.is_pull else observation_digest(previous, event.seq, event.pull, event.reward or "", event.at)
         if digest != event.digest:
             kind = "pull" if event.is_pull else "observation"
-            raise StateError(f"session store {path}: journal event {event.seq} ({kind} of pull {event.pull}) "
+            chained = ", or the meta row (meta 'created') it is chained to," if event.seq == 1 else ""
+            raise StateError(f"session store {path}: journal event {event.seq} ({kind} of pull {event.pull}){chained} "
                              "was changed after it was recorded (its digest does not match)")
         found.append(event)
-        previous = digest
+        seq, previous = event.seq, digest
+    _check_head(connection, path, seq, previous)
     return found
 
 
+def read_head(connection: sqlite3.Connection, path: Path) -> tuple[int, str]:
+    """``(seq, digest)`` of the last event as recorded by the appends (``(0, meta digest)``: none yet)."""
+    rows = connection.execute("SELECT seq, digest FROM head").fetchall()
+    if len(rows) != 1:
+        raise StateError(f"session store {path}: table head holds {len(rows)} rows, not 1")
+    return int(rows[0][0]), str(rows[0][1])
+
+
+def _check_head(connection: sqlite3.Connection, path: Path, seq: int, digest: str) -> None:
+    """Refuse a journal that does not end at its head: the last event ``seq`` with ``digest``."""
+    head_seq, head_digest = read_head(connection, path)
+    if seq < head_seq:
+        raise StateError(f"session store {path}: the journal ends at event {seq} but table head records event "
+                         f"{head_seq}: the end of the journal was cut (journal {_span(seq + 1, head_seq)} missing)")
+    if seq > head_seq:
+        raise StateError(f"session store {path}: journal {_span(head_seq + 1, seq)} added after the end that "
+                         f"table head records (event {head_seq})")
+    if digest != head_digest:
+        what = "the meta row (meta 'created') or table head was changed" if seq == 0 else \
+            f"journal event {seq} is not the last event table head records: the end of the journal was replaced"
+        raise StateError(f"session store {path}: {what} (the digests do not match)")
+
+
+def _span(first: int, last: int) -> str:
+    return f"event {first}" if first == last else f"events {first} to {last}"
+
+
 def digest_at(connection: sqlite3.Connection, path: Path, seq: int) -> str:
-    """The stored digest of event ``seq`` (:data:`GENESIS` for 0)."""
+    """The stored digest of event ``seq`` (the meta row's for 0)."""
     if seq == 0:
-        return GENESIS
+        return str(connection.execute("SELECT digest FROM meta").fetchone()[0])
     row = connection.execute("SELECT digest FROM pulls WHERE seq = ? UNION ALL "
                              "SELECT digest FROM observations WHERE seq = ?", (seq, seq)).fetchone()
     if row is None:
@@ -195,13 +257,23 @@ def last_seq(connection: sqlite3.Connection) -> int:
 def append_pull(connection, seq: int, previous: str, pull: int, arms: str, count: int, at: float) -> str:
     digest = pull_digest(previous, seq, pull, arms, count, at)
     connection.execute("INSERT INTO pulls VALUES (?, ?, ?, ?, ?, ?)", (seq, pull, arms, count, at, digest))
+    _advance_head(connection, seq, previous, digest)
     return digest
 
 
 def append_observation(connection, seq: int, previous: str, pull: int, reward: str, at: float) -> str:
     digest = observation_digest(previous, seq, pull, reward, at)
     connection.execute("INSERT INTO observations VALUES (?, ?, ?, ?, ?)", (seq, pull, reward, at, digest))
+    _advance_head(connection, seq, previous, digest)
     return digest
+
+
+def _advance_head(connection, seq: int, previous: str, digest: str) -> None:
+    # Only from the event this one is chained to: an append can never skip or rewrite the head.
+    moved = connection.execute("UPDATE head SET seq = ?, digest = ? WHERE seq = ? AND digest = ?",
+                               (seq, digest, seq - 1, previous)).rowcount
+    if moved != 1:  # the replay under the same write lock checked the head: a bug, not a user's edit
+        raise RuntimeError(f"journal event {seq} does not follow the head (table head); nothing appended")
 
 
 def read_snapshot(connection: sqlite3.Connection) -> tuple[int, str, str] | None:
