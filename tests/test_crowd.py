@@ -339,3 +339,19 @@ def test_a_byte_that_is_not_utf8_is_refused_naming_file_line_and_column(tmp_path
     path.write_bytes(b"\xef\xbb\xbftask,worker,label,true_label\nt1,w1,A,A\nt2,w\xe9,B,A\n")
     with pytest.raises(InvalidParameterError, match=r"answers\.csv: line 3, column 2: byte 0xe9 is not UTF-8"):
         load_long(path)
+
+
+def test_a_header_only_answers_file_is_refused_as_empty(tmp_path):
+    (tmp_path / "answers.csv").write_text("task,worker,label\n")
+    (tmp_path / "gold.csv").write_text("task,true_label\nt1,A\n")
+    with pytest.raises(InvalidParameterError, match=r"answers.csv: the answers hold no answer row"):
+        load_long(tmp_path / "answers.csv", tmp_path / "gold.csv")
+
+
+def test_answers_whose_labels_are_never_a_true_label_are_refused(tmp_path):
+    # Coded differently (yes/no against A/B): every worker would be graded 0 and a "best team" certified.
+    (tmp_path / "answers.csv").write_text("task,worker,label\nt1,w1,yes\nt1,w2,no\nt2,w1,no\n")
+    (tmp_path / "gold.csv").write_text("task,true_label\nt1,A\nt2,B\n")
+    with pytest.raises(InvalidParameterError, match=r"answers.csv: no answer's label is a true label.*'no', 'yes'"
+                                                    r".*gold says 'A', 'B'"):
+        load_long(tmp_path / "answers.csv", tmp_path / "gold.csv")

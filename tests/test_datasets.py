@@ -117,7 +117,7 @@ def test_load_quiz_grades_answers_and_tolerates_format_noise(tmp_path):
         "\ufeffquestion_id, w1,w2 ,w3,\n1,A, B,A\n\n2,C,,C\n3,D\n",
         "question_id,truth\n10,A\n20,C\n30,D\n",
     )
-    data = load_quiz(folder)
+    data = load_quiz(folder, match="row")  # renumbered truth ids: matched row by row
     assert data.name == "toy"
     assert data.worker_ids == ("w1", "w2", "w3")
     assert data.question_ids == ("1", "2", "3")  # ids come from answer.csv
@@ -395,3 +395,25 @@ def test_real_answers_blanked_out_count_as_incorrect(tmp_path):
     assert not blanked.correct[:3, 0].any()
     np.testing.assert_array_equal(blanked.correct[3:], original.correct[3:])
     np.testing.assert_array_equal(blanked.correct[:3, 1:], original.correct[:3, 1:])
+
+
+def test_questions_are_matched_by_id_and_other_ids_are_refused(tmp_path):
+    # The truth listed in another order: graded by question id, not row by row (which would give 0 and 0).
+    folder = _write_quiz(tmp_path / "shuffled", "question_id,w1,w2\n1,A,B\n2,C,C\n", "question_id,truth\n2,C\n1,A\n")
+    assert load_quiz(folder).correct.astype(int).tolist() == [[1, 0], [1, 1]]
+    assert load_quiz(folder, match="row").correct.astype(int).tolist() == [[0, 0], [0, 0]]
+    other = _write_quiz(tmp_path / "renumbered", "question_id,w1\n1,A\n2,C\n", "question_id,truth\n11,A\n12,C\n")
+    with pytest.raises(ValueError, match=r"same question ids \(only in answer.csv: \['1', '2'\].*match='row'"):
+        load_quiz(other)
+    assert load_quiz(other, match="row").correct.all()
+    with pytest.raises(ValueError, match="match='order' must be 'id'"):
+        load_quiz(other, match="order")
+
+
+@pytest.mark.parametrize("answers, truth, repeated", [
+    ("question_id,w1,w1\n1,A,B\n", "question_id,truth\n1,A\n", "worker id 'w1'"),
+    ("question_id,w1\n1,A\n1,B\n", "question_id,truth\n1,A\n2,B\n", "question_id '1'"),
+])
+def test_a_repeated_worker_or_question_id_is_refused(tmp_path, answers, truth, repeated):
+    with pytest.raises(ValueError, match=f"{repeated} appears more than once"):
+        load_quiz(_write_quiz(tmp_path / "repeated", answers, truth))

@@ -268,7 +268,8 @@ def load_long(answers, gold=None, *, task: str = "task", worker: str = "worker",
             f"{source}: worker {pair[1]!r} answered task {pair[0]!r} more than once ({_rows(where, rows)}, "
             f"columns {task!r}, {worker!r}); {int(duplicated.sum())} rows are such duplicates. Keep one answer "
             f"per worker and task, e.g. answers.drop_duplicates([{task!r}, {worker!r}]) keeps the first")
-    return _grade(pd.DataFrame({"task": tasks, "worker": workers, "label": labels}), truth, min_answers, name)
+    return _grade(pd.DataFrame({"task": tasks, "worker": workers, "label": labels}), truth, min_answers, name,
+                  source)
 
 
 def _read_long(data, argument: str):
@@ -341,10 +342,14 @@ def _gold(frame: pd.DataFrame, source: str, where, task: str, true_label: str) -
     return truth
 
 
-def _grade(long: pd.DataFrame, truth: dict[str, str], min_answers: int, name: str) -> CrowdTable:
-    """The shared rules, on clean ``task, worker, label`` text columns (label ``None`` = missing)."""
+def _grade(long: pd.DataFrame, truth: dict[str, str], min_answers: int, name: str, source) -> CrowdTable:
+    """The shared rules, on clean ``task, worker, label`` text columns (label ``None`` = missing);
+    ``source`` names the answers for the messages."""
     worker_order = list(dict.fromkeys(long["worker"]))
     long = long[long["label"].notna()]
+    if long.empty:
+        raise InvalidParameterError(f"{source}: the answers hold no answer row (only a header, or every label "
+                                    "missing): nothing to grade")
     has_gold = long["task"].isin(truth.keys())
     if not has_gold.all():
         ignored = long[~has_gold]
@@ -353,6 +358,12 @@ def _grade(long: pd.DataFrame, truth: dict[str, str], min_answers: int, name: st
     long = long[has_gold]
     known = set(truth.values())
     unseen = ~long["label"].isin(known)
+    if len(long) and unseen.all():
+        examples = ", ".join(map(repr, sorted(long["label"].unique())[:_SHOWN]))
+        raise InvalidParameterError(
+            f"{source}: no answer's label is a true label of any task (answers say {examples}; gold says "
+            f"{', '.join(map(repr, sorted(known)[:_SHOWN]))}): answers and gold code labels differently, so every "
+            "worker would be graded 0")
     if unseen.any():
         examples = ", ".join(map(repr, sorted(long.loc[unseen, "label"].unique())[:_SHOWN]))
         _warn(f"{int(unseen.sum())} {_plural(int(unseen.sum()), 'answer')} with a label that is no true label "
@@ -471,7 +482,7 @@ def load_wide(answers, truth, *, min_answers: int = 1, name: str = "crowd") -> C
         records.extend((question, worker, _text(cell)) for worker, cell in zip(workers, cells, strict=True))
     _unique_ids(pd.Series(question_ids, dtype=object), answer_path, lines)
     long = pd.DataFrame(records, columns=["task", "worker", "label"])
-    return _grade(long, gold_map, min_answers, name)
+    return _grade(long, gold_map, min_answers, name, answer_path)
 
 
 def _read_csv_lines(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:

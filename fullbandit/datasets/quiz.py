@@ -27,6 +27,7 @@ from __future__ import annotations
 import csv
 import functools
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -227,14 +228,18 @@ class QuizData:
         return tuple(sorted(int(i) for i in ranking[:k]))
 
 
-def load_quiz(folder, name: str | None = None) -> QuizData:
+def load_quiz(folder, name: str | None = None, *, match: str = "id") -> QuizData:
     """Grade a raw quiz folder holding ``answer.csv`` and ``truth.csv``.
 
     ``answer.csv`` has a header ``question_id,<worker id>,...`` and one row of answers
     per question; ``truth.csv`` has a header ``question_id,truth`` and one row per
-    question.  The two files are matched row by row, not by ``question_id``, because
-    one upstream data set renumbered the ids in only one of its files; the returned
-    question ids are those of ``answer.csv``.
+    question.  With ``match="id"`` (default) the true answer of each question is found by
+    its ``question_id`` (the files may list the questions in different orders); question ids
+    that are not the same in both files are refused, naming them, since grading against
+    another question's truth silently gives accuracies near 0.  ``match="row"`` matches the
+    files row by row instead, for a data set whose ids were renumbered in only one file
+    (the returned question ids are those of ``answer.csv``).  A worker or question id that
+    appears twice is refused.
 
     Cells are stripped of surrounding whitespace, a trailing empty header column (left
     by a trailing comma) is ignored, and blank lines are skipped.  An answer that is
@@ -261,7 +266,8 @@ def load_quiz(folder, name: str | None = None) -> QuizData:
     FileNotFoundError
         If the folder or either file does not exist.
     ValueError
-        If the files disagree on the number of questions, a header is malformed, a row
+        If the files disagree on the number of questions or (``match="id"``) on their
+        question ids, an id repeats, a header is malformed, a row
         has more cells than the header, or a question has no true answer (its cell in
         ``truth.csv`` is empty or a missing-value marker); the message names the file
         and the data row.
@@ -302,6 +308,8 @@ def load_quiz(folder, name: str | None = None) -> QuizData:
         if not path.is_file():
             raise FileNotFoundError(f"quiz file not found: {path}")
 
+    if match not in ("id", "row"):
+        raise InvalidParameterError(f"match={match!r} must be 'id' (questions matched by question_id) or 'row'")
     answer_header, answer_rows = _read_table(answer_path)
     truth_header, truth_rows = _read_table(truth_path)
     if len(answer_header) < 2:
@@ -314,6 +322,9 @@ def load_quiz(folder, name: str | None = None) -> QuizData:
             f"{len(truth_rows)}; the files are matched row by row, so they must agree")
 
     worker_ids = tuple(answer_header[1:])
+    _refuse_repeats(worker_ids, f"{answer_path}: worker id")
+    if match == "id":
+        truth_rows = _truth_by_question(answer_path, answer_rows, truth_path, truth_rows)
     n_workers = len(worker_ids)
     question_ids, correct_rows = [], []
     for row_number, (answers, truth_row) in enumerate(zip(answer_rows, truth_rows, strict=True), start=1):
@@ -334,6 +345,29 @@ def load_quiz(folder, name: str | None = None) -> QuizData:
         name = _default_name(folder)
     return QuizData(name=name, worker_ids=worker_ids, question_ids=tuple(question_ids),
                     correct=np.array(correct_rows, dtype=bool).reshape(-1, n_workers))
+
+
+def _refuse_repeats(ids, what: str) -> None:
+    counts = Counter(ids)
+    repeated = [i for i in ids if counts[i] > 1]
+    if repeated:
+        raise ValueError(f"{what} {repeated[0]!r} appears more than once: ids must be distinct")
+
+
+def _truth_by_question(answer_path, answer_rows, truth_path, truth_rows) -> list:
+    """``truth_rows`` in the order of ``answer_rows``' question ids (which must be the same ids)."""
+    asked = [row[0] for row in answer_rows]
+    known = [row[0] for row in truth_rows]
+    _refuse_repeats(asked, f"{answer_path}: question_id")
+    _refuse_repeats(known, f"{truth_path}: question_id")
+    missing, extra = sorted(set(asked) - set(known)), sorted(set(known) - set(asked))
+    if missing or extra:
+        raise ValueError(
+            f"{answer_path} and {truth_path} do not list the same question ids (only in answer.csv: "
+            f"{missing[:5]}, only in truth.csv: {extra[:5]}); if one file's ids were renumbered, pass "
+            "match='row' to match the files row by row")
+    by_id = {row[0]: row for row in truth_rows}
+    return [by_id[question] for question in asked]
 
 
 def load_dataset(name: str) -> QuizData:

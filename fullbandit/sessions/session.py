@@ -5,17 +5,18 @@ event under SQLite's write lock, applies the new ask or tell to that state *firs
 only then appends the row in the same transaction: a call the algorithm refuses leaves no
 trace, and two processes never build on the same stale state.
 
+The journal holds what a saved run's record holds (:mod:`fullbandit.journal`): the registry
+name, parameters and seed (``meta``), then every ask and tell, replayed through the same
+functions (:func:`fullbandit.journal.replay_ask`, :func:`~fullbandit.journal.replay_tell`).
+No copy of the algorithm's working state is kept: a process that opens the store builds the
+algorithm and replays the journal, so every process computes the same run bit for bit.
+
 Bringing the algorithm up to date is cheap: a :class:`Session` keeps the algorithm it
 replayed, keyed on the ``seq`` and digest of the last event it had seen. When the journal
 still holds that event with that digest (the digest chains every event before it), only
 the events appended since (by other processes) are replayed; otherwise, and after any
-failed operation, the algorithm is rebuilt from the snapshot cache (when its digest still
-matches) and the journal. Either way every operation checks the digests of the journal
-from the snapshot on, so a row edited by hand since the snapshot is refused. A ``record``
-then costs those digests, the tell and the fsynced commit, instead of a rebuild from the
-snapshot and a replay of up to :data:`SNAPSHOT_EVERY` events (which churned enough objects
-to trigger Python's full garbage collections: the 99th-percentile latency,
-``benchmarks/bench_sessions.py``).
+failed operation, it is rebuilt from the journal's start. A ``record`` then costs the
+digests of the new events, the tell and the fsynced commit (``benchmarks/bench_sessions.py``).
 
 Examples
 --------
@@ -56,14 +57,13 @@ from fullbandit import registry
 from fullbandit._validation import InvalidParameterError, check_reward_range
 from fullbandit.base import Algorithm, ProtocolError, Pull
 from fullbandit.full.static import RANGE_TOLERANCE
+from fullbandit.journal import replay_ask, replay_tell
 from fullbandit.priors import PriorObservations
 from fullbandit.problem import TopK, decision_class_from_dict
 from fullbandit.result import STOPPING_RULE
 from fullbandit.sessions import store
 from fullbandit.state import StateError
 
-#: A snapshot of the algorithm's state is cached every this many journal events.
-SNAPSHOT_EVERY = 50
 #: The most pulls one ``next`` hands out (a guard against a typo such as ``--count 1000000``).
 MAX_COUNT = 10_000
 
@@ -276,7 +276,8 @@ class Session:
         workers = self.created["workers"]
         answer = None if result.answer is None else list(result.answer)
         return {"store": str(self.path), "algorithm": self.created["algorithm"], "pulls": algorithm.n_pulls,
-                "outstanding": [pull.id for pull in algorithm.pending], "best_team": answer,
+                "outstanding": [pull.id for pull in algorithm.pending], "waiting": list(algorithm.held),
+                "best_team": answer,
                 "best_workers": None if answer is None else [workers[i] for i in answer],
                 "gap_bound": result.gap_bound if result.gap_bound is None or math.isfinite(result.gap_bound)
                 else str(result.gap_bound),
@@ -341,9 +342,6 @@ class Session:
         try:
             algorithm, seq, digest = self._replay(kept)
             value, new_seq, new_digest = operation(algorithm, seq, digest)
-            snapshot = store.read_snapshot(connection)
-            if new_seq // SNAPSHOT_EVERY > (0 if snapshot is None else snapshot[0]) // SNAPSHOT_EVERY:
-                store.write_snapshot(connection, new_seq, new_digest, algorithm.get_state())
             connection.execute("COMMIT")
         except BaseException:
             connection.execute("ROLLBACK")
@@ -354,32 +352,21 @@ class Session:
     def _replay(self, kept: tuple[Algorithm, int, str] | None = None) -> tuple[Algorithm, int, str]:
         """The algorithm after every journal event, the last event's ``seq`` and digest (inside a transaction).
 
-        Every call checks the digests of the journal from the snapshot cache on (from the
-        start when there is no trusted snapshot). ``kept``: an algorithm already replayed up
-        to event ``seq`` with digest ``digest``; it is brought up to date (and changed in
-        place) when the journal still holds that event, unchanged, and is ignored otherwise.
+        ``kept``: an algorithm already replayed up to event ``seq`` with digest ``digest``; it
+        is brought up to date (and changed in place) when the journal still holds that event,
+        unchanged, and the journal is replayed from its start otherwise. The digests of every
+        event replayed (and of the kept one's own row) are checked, and the journal's end
+        against its head; :meth:`open` checks every row.
         """
         connection, path = self._connection, self.path
         last = store.last_seq(connection)
-        snapshot = store.read_snapshot(connection)
-        if snapshot is not None and (snapshot[0] > last or store.snapshot_digest(
-                store.digest_at(connection, path, snapshot[0]), snapshot[2]) != snapshot[1]):
-            snapshot = None  # a cache only: the journal is replayed (and checked) from the start instead
-        checked_from = 0 if snapshot is None else snapshot[0]
-        algorithm, after = None, 0
         if kept is not None and kept[1] <= last and store.digest_at(connection, path, kept[1]) == kept[2]:
             algorithm, after = kept[0], kept[1]
-        elif snapshot is not None:
-            try:
-                algorithm = Algorithm.from_state(json.loads(snapshot[2]), source=f"{path} snapshot")
-                after = snapshot[0]
-            except (StateError, ValueError):
-                checked_from = 0
-        if algorithm is None:
+        else:
             algorithm, after = _build(self.created, path), 0
-        checked_from = min(checked_from, after)
         seq, digest = after, store.digest_at(connection, path, after)
-        for event in store.events(connection, path, checked_from):
+        # From the kept algorithm's last event on, so that event's own row is checked too.
+        for event in store.events(connection, path, max(after - 1, 0)):
             if event.seq > after:
                 _apply(algorithm, event, path)
                 seq, digest = event.seq, event.digest
@@ -391,7 +378,7 @@ def _apply(algorithm: Algorithm, event: store.Event, path: Path) -> None:
     if event.is_pull:
         try:
             arms = tuple(json.loads(event.arms or ""))
-            pull = algorithm.ask(max_count=event.count or 1)
+            pull = replay_ask(algorithm, event.count or 1)
         except (ValueError, TypeError, InvalidParameterError) as error:
             raise StateError(f"{where} (pull {event.pull}) cannot be replayed: {error}") from None
         if pull != Pull(event.pull, arms, event.count or 0):
@@ -399,14 +386,11 @@ def _apply(algorithm: Algorithm, event: store.Event, path: Path) -> None:
                              f"algorithm replayed from the journal asks {pull}: the store was edited or written by "
                              "another version")
         return
-    handle = next((pull for pull in algorithm.pending if pull.id == event.pull), None)
-    if handle is None:
-        raise StateError(f"{where}: an observation of pull {event.pull}, which is not outstanding at that point")
     try:
-        reward = json.loads(event.reward or "")
-        algorithm.tell(handle, reward)
+        replay_tell(algorithm, event.pull, json.loads(event.reward or ""))
     except (ValueError, TypeError, InvalidParameterError) as error:
-        raise StateError(f"{where}: the reward {event.reward!r} of pull {event.pull} is refused: {error}") from None
+        raise StateError(f"{where}: the observation {event.reward!r} of pull {event.pull} cannot be replayed: "
+                         f"{error}") from None
 
 
 def _build(created: dict, path: Path, *, stored: bool = True) -> Algorithm:

@@ -6,7 +6,6 @@ Layout (schema version :data:`SCHEMA_VERSION`)::
     head          (seq, digest)                                   one row: where the journal ends
     pulls         (seq, id, arms JSON, count, asked_at, digest)   one row per handed-out pull
     observations  (seq, pull, reward JSON, recorded_at, digest)   one row per recorded reward
-    snapshot      (seq, digest, state JSON)                       a cache, at most one row
 
 ``seq`` numbers the events of both journals together (1, 2, 3, ...), so the order in which
 pulls were asked and rewards told is known exactly: the algorithm's state is rebuilt by
@@ -19,11 +18,10 @@ cannot see its own end cut off, so ``head`` holds the last event's ``seq`` and d
 updated in the same transaction as every append: a journal that does not end exactly
 there is refused. (The digests carry no secret: they catch edits, cuts and damage, not a
 forger who recomputes every digest with this code; the replay still refuses a forged
-journal the algorithm would not have produced.) The snapshot is only a shortcut: it is
-used when its digest matches both its state and the journal's digest at its ``seq``, and
-otherwise ignored (the journal is then replayed from the start).
+journal the algorithm would not have produced.) No copy of the algorithm's state is stored:
+every process replays the journal (:mod:`fullbandit.journal`, the record a saved run holds too).
 
-Version 2 added the meta digest and the head; version 1 files are refused, not migrated
+Version 2 added the meta digest and the head and dropped the snapshot cache; version 1 files are refused, not migrated
 (no version 1 stores were in use outside development).
 
 Every connection runs in WAL mode with ``synchronous=FULL``: a transaction that returned
@@ -46,7 +44,7 @@ SCHEMA_VERSION = 2
 BUSY_TIMEOUT_MS = 60_000
 #: The root of the chain: the meta row's digest is chained to it.
 GENESIS = "0" * 64
-TABLES = ("meta", "head", "pulls", "observations", "snapshot")
+TABLES = ("meta", "head", "pulls", "observations")
 
 _SCHEMA = """
 CREATE TABLE meta (format TEXT NOT NULL, version INTEGER NOT NULL, created TEXT NOT NULL, digest TEXT NOT NULL) STRICT;
@@ -55,7 +53,6 @@ CREATE TABLE pulls (seq INTEGER NOT NULL UNIQUE, id INTEGER PRIMARY KEY, arms TE
                     count INTEGER NOT NULL, asked_at REAL NOT NULL, digest TEXT NOT NULL) STRICT;
 CREATE TABLE observations (seq INTEGER NOT NULL UNIQUE, pull INTEGER NOT NULL UNIQUE REFERENCES pulls(id),
                            reward TEXT NOT NULL, recorded_at REAL NOT NULL, digest TEXT NOT NULL) STRICT;
-CREATE TABLE snapshot (seq INTEGER NOT NULL, digest TEXT NOT NULL, state TEXT NOT NULL) STRICT;
 """
 
 
@@ -274,19 +271,3 @@ def _advance_head(connection, seq: int, previous: str, digest: str) -> None:
                                (seq, digest, seq - 1, previous)).rowcount
     if moved != 1:  # the replay under the same write lock checked the head: a bug, not a user's edit
         raise RuntimeError(f"journal event {seq} does not follow the head (table head); nothing appended")
-
-
-def read_snapshot(connection: sqlite3.Connection) -> tuple[int, str, str] | None:
-    row = connection.execute("SELECT seq, digest, state FROM snapshot ORDER BY seq DESC LIMIT 1").fetchone()
-    return None if row is None else (int(row[0]), str(row[1]), str(row[2]))
-
-
-def snapshot_digest(journal_digest: str, state: str) -> str:
-    """Binds a snapshot's state to the journal it was computed from: an edited or swapped state fails."""
-    return chain(journal_digest, "snapshot", state)
-
-
-def write_snapshot(connection, seq: int, digest: str, state: dict) -> None:
-    text = json.dumps(state)
-    connection.execute("DELETE FROM snapshot")
-    connection.execute("INSERT INTO snapshot VALUES (?, ?, ?)", (seq, snapshot_digest(digest, text), text))
