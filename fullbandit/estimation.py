@@ -248,7 +248,9 @@ def confidence_radius(t: int, delta: float, noise_scale: float, n_directions: in
     algorithms (rounded up to whole passes over the support with a uniform allocation,
     :func:`fullbandit.full.static.next_check_after`), which reads no reward, so the
     ``j``-th check happens after a number of
-    pulls and with member counts fixed before the run starts; whether the run is still
+    pulls and with member counts fixed before the run starts (the check's data are the
+    first pulls handed out, whatever order they were told in:
+    :meth:`fullbandit.base.Algorithm.tell`); whether the run is still
     going at check ``j`` depends on the data, but the union covers every ``j``, so stopping
     at a data-dependent check is covered too. (An evaluation outside the schedule, e.g.
     ``result()`` between two checks, is not covered, exactly as for ``"stitched"``.)

@@ -67,7 +67,10 @@ class PhasedSwap(Algorithm):
     ``delta_l / 2``; each also a union over the phase's checks (``confidence="stitched"``:
     the ``j``-th check of the phase gets ``6 / (pi^2 j^2)`` of its level; ``"tight"``: over
     every round). Given everything before the phase, its support, fillers and check
-    schedule are fixed before any of its rewards is drawn, so the fixed-design bound
+    schedule are fixed before any of its rewards is drawn, and each check reads the first of the
+    phase's pulls handed out (the base records observations in handing-out order, whatever
+    order they are told in, :meth:`fullbandit.base.Algorithm.tell`; a pull of an ended phase
+    recorded late is set aside), so the fixed-design bound
     (Soare, Lazaric, Munos 2014, Proposition 1) holds on its pulls: with probability at
     least ``1 - delta_l``, ``|(theta_i - theta_j) - (theta_hat_i - theta_hat_j)| <= C w_ij``
     for all pairs of ``U``, and the m-swap bounds hold, at every check of the phase (the

@@ -55,8 +55,12 @@ class StaticFullBandit(Algorithm):
     """Base of the static full-bandit algorithms: a fixed allocation over a fixed support.
 
     Pulls follow a deterministic tracking rule (:class:`fullbandit.allocation.Tracker`)
-    that never reads a reward, so the confidence bounds of a fixed design hold
-    (:func:`fullbandit.estimation.confidence_radius`). Between two stopping checks the
+    that never reads a reward, and a check reads exactly the first pulls handed out (the
+    base records observations in handing-out order, holding any told early:
+    :meth:`fullbandit.base.Algorithm.tell`), so the design at every check is fixed and the
+    confidence bounds of a fixed design hold (:func:`fullbandit.estimation.confidence_radius`).
+    An abandoned pull returns to the design; whether it is abandoned must not depend on its
+    reward. Between two stopping checks the
     pulls are known in advance: ``ask(max_count=m)`` hands them out in blocks of up to
     ``m`` pulls of one super-arm, and the block's summed reward is told at once.
 

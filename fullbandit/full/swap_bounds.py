@@ -10,8 +10,11 @@ Exhaustive, ``C(n, k)^2 / 2``) or single arms (ICB, ``n``).
 
 The confidence event
 --------------------
-With a static design (the pulls never depend on a reward) the least-squares error along a
-*fixed* direction ``y`` is sub-Gaussian with variance proxy ``R^2 ||y||^2_{A_t^-1}``, so for a
+With a static design (the pulls never depend on a reward, and the data of a check are the
+first pulls handed out: :meth:`fullbandit.base.Algorithm.tell` records observations in
+handing-out order whatever order they are told in, so which pulls a check reads cannot
+depend on their rewards) the least-squares error along a *fixed* direction ``y`` is
+sub-Gaussian with variance proxy ``R^2 ||y||^2_{A_t^-1}``, so for a
 fixed finite set ``Y`` of directions and a level ``delta``,
 
     ``E(Y, delta): |y . (theta - theta_hat_t)| <= C_t(Y, delta) ||y||_{A_t^-1}``
