@@ -198,6 +198,10 @@ class LUCB(_ConfidenceRounds):
     arbitrarily); a stop at the budget cap; and the stopping rule, when evaluated between
     the two samples of a stage (only at the budget cap or on request), uses the current
     stage index, which the union bound still covers since no arm has more than ``t`` samples.
+    The per-arm bounds are over each arm's samples in the order they were handed out, which
+    is the order they are recorded whatever order they are told in
+    (:meth:`fullbandit.base.Algorithm.tell`): an arm's recorded samples are never a subset
+    chosen by their values.
 
     References
     ----------
