@@ -238,3 +238,30 @@ def test_feedback_kind_must_match():
 def test_union_bound_is_the_number_of_super_arms():
     algorithm = SAQM(fb.TopK(9, 4), noise_scale=1.0, seed=0)
     assert algorithm.constants()["union_bound"] == math.comb(9, 4) == len(list(itertools.combinations(range(9), 4)))
+
+
+def test_one_absurd_reward_never_certifies_and_gap_bounds_are_never_negative():
+    """One reward of 1e300 among rewards near 1: the sums no longer resolve the noise, so nothing is
+    certified (the issue's run stopped 'certified' after 32 pulls at gap_bound -9.5e298); and on random
+    states a gap bound is never negative (SAQM's 2 C U - gap was, in about a quarter of them)."""
+    means = np.array([0.9, 0.8, 0.75, 0.5, 0.4])
+    rng = np.random.default_rng(0)
+    algorithm = SAQM(fb.TopK(5, 2), epsilon=0.1, noise_scale=0.3, seed=0, budget=600)
+    first = algorithm.ask()
+    algorithm.tell(first, 1e300)
+    bounds = []
+    while not algorithm.done:
+        pull = algorithm.ask()
+        algorithm.tell(pull, float(means[list(pull.arms)].sum() + 0.3 * rng.standard_normal()))
+        bounds.append(algorithm.last_check.gap_bound if algorithm.last_check else None)
+    assert algorithm.stop_reason == "budget exhausted" and algorithm.result().gap_bound == math.inf
+    assert algorithm.last_check.gap_bound == math.inf and algorithm.last_check.details["numerically_meaningless"]
+    negative = 0
+    for seed in range(20):  # epsilon = 0: each run stops at a check whose 2 C U - gap is <= 0
+        environment = fb.GaussianSum(rng.uniform(0, 1, 6), sigma=0.05, seed=seed)
+        checks = []
+        fb.run(SAQM(fb.TopK(6, 3), epsilon=0.0, seed=seed, budget=20_000), environment, progress=False,
+               on_check=checks.append)
+        assert all(check.gap_bound >= 0.0 for check in checks)
+        negative += sum(check.details.get("unclipped_gap_bound", 0.0) < 0.0 for check in checks)
+    assert negative > 0  # the clipping was needed: some unclipped bounds were negative
