@@ -189,7 +189,7 @@ def test_ctrl_c_at_every_moment_of_start_up_exits_130_with_one_line(child, entry
 
 @pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
-@pytest.mark.parametrize("entry", ENTRIES)
+@pytest.mark.parametrize("entry", ["console-script"])  # pip's script, the path users take; a child is ~0.3 s
 def test_ctrl_c_at_every_moment_of_start_up_in_every_frame_exits_130_with_one_line(child, entry):
     """As above, with the lines of the import machinery, ``re`` and ``runpy`` in between (a few thousand
     moments), every 7th of them (a child costs about 0.3 s; the default run above takes every script line)."""
