@@ -12,7 +12,7 @@ the build (``make_support`` with one-at-a-time rank tests and dense condition nu
 SVD rank check of the support, the dense design matrix).
 
 What the reference shares with the package is what issue 13 did not change: the confidence
-radii, the decision classes, the densest-k-subgraph oracles, :func:`~fullbandit.qp.dks_weights`,
+radii, the decision classes, the densest-k-subgraph oracles, :func:`~fullbandit.full.qp.dks_weights`,
 the graded bound's coupled terms, ICB's and the triangle bound, the matching.
 """
 
@@ -23,8 +23,8 @@ import math
 
 import numpy as np
 
-from fullbandit._validation import as_generator, check_int, check_k
-from fullbandit.allocation import (
+from fullbandit.core.algorithm import StoppingCheck
+from fullbandit.design.allocation import (
     AUTO_CONDITION_FACTOR,
     RANDOM_SUPPORT_FACTOR,
     SUPPORT_ENTRY_CAP,
@@ -34,9 +34,14 @@ from fullbandit.allocation import (
     min_condition_number,
     optimal_swap_variance,
 )
-from fullbandit.base import StoppingCheck
-from fullbandit.estimation import LeastSquaresEstimate, SingularDesignError
 from fullbandit.full.gap_objective import exact_maximum, triangle_bound
+from fullbandit.full.qp import (
+    approximate_qp,
+    cauchy_schwarz_bound,
+    oracle_ratio_bound,
+    spectral_bound,
+    theorem1_bound,
+)
 from fullbandit.full.swap_bounds import (
     graded_bound,
     graded_deltas,
@@ -46,13 +51,8 @@ from fullbandit.full.swap_bounds import (
     n_pair_directions,
     n_swap_directions,
 )
-from fullbandit.qp import (
-    approximate_qp,
-    cauchy_schwarz_bound,
-    oracle_ratio_bound,
-    spectral_bound,
-    theorem1_bound,
-)
+from fullbandit.linalg.estimation import LeastSquaresEstimate, SingularDesignError
+from fullbandit.util.validation import as_generator, check_int, check_k
 
 SINGULAR_TOLERANCE = 1e-10
 
@@ -86,7 +86,7 @@ def reference_estimate(matrix: np.ndarray, counts, reward_sums, prior_gram, prio
 
 
 def design_estimate(design, matrix: np.ndarray | None = None) -> LeastSquaresEstimate:
-    """:func:`reference_estimate` on a :class:`fullbandit.estimation.StaticDesign`'s counts and sums."""
+    """:func:`reference_estimate` on a :class:`fullbandit.linalg.estimation.StaticDesign`'s counts and sums."""
     matrix = dense_matrix(design.n, design.support) if matrix is None else matrix
     return reference_estimate(matrix, design.counts, design.reward_sums, design.prior_gram, design.prior_vector,
                               design.pulls)

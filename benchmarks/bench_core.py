@@ -22,7 +22,7 @@ Algorithms: SAQM, SA-FOA (certified and heuristic), ICB, SwapBound, PhasedSwap; 
   the one after a warm-up (Linux ``VmHWM``, reset before the work).
 
 BLAS is pinned to one thread (set ``OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1``; the checks
-also pin it themselves, :mod:`fullbandit.blas`).
+also pin it themselves, :mod:`fullbandit.util.blas`).
 
 Usage:
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 PYTHONPATH=. python benchmarks/bench_core.py

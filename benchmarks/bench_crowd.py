@@ -52,7 +52,7 @@ def load_tables(min_answers: int) -> dict:
 def one_run(task) -> dict:
     name, table, k, algorithm, epsilon_per_member, budget, seed = task
     spec = fb.registry.get(algorithm)
-    epsilon = spec.epsilon_from_sum(k * epsilon_per_member, k)
+    epsilon = k * epsilon_per_member
     environment_seed, algorithm_seed = np.random.SeedSequence([seed, k]).spawn(2)
     search = spec.build(fb.TopK(table.n_workers, k), epsilon=epsilon, budget=budget, seed=algorithm_seed)
     environment = table.environment("replay", feedback=spec.feedback, seed=environment_seed)

@@ -20,9 +20,9 @@ from pathlib import Path
 import pandas as pd
 
 import fullbandit as fb
-from fullbandit.base import Algorithm, StoppingCheck
+from fullbandit.core.algorithm import Algorithm, StoppingCheck
+from fullbandit.core.params import SEED, Interval
 from fullbandit.experiments import Factory, Grid, Instance, run_grid
-from fullbandit.params import SEED, Interval
 
 
 class OnePull(Algorithm):

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 
 import fullbandit as fb
-from fullbandit import registry
+from fullbandit.core import registry
 from fullbandit.datasets.synthetic import nsar_setup2, tao_setup2
 from fullbandit.semi import SAR, Uniform
 from fullbandit.semi.batch import BernoulliBatch

@@ -10,7 +10,7 @@ and the ``fullbandit`` command can turn a Ctrl-C during start-up into a clean ex
 
 
 # First of all, Ctrl-C is held while the package initialises: the ``fullbandit`` command imports this
-# package before its own code can catch anything (fullbandit._launch tells the whole story). Nothing here
+# package before its own code can catch anything (fullbandit.cli.launch tells the whole story). Nothing here
 # may come before this block; the names below are prefixed with ``_`` and stay private.
 try:
     _held: list[int] = []  # the SIGINTs that arrived while held
@@ -35,43 +35,56 @@ import sys  # noqa: E402
 import types  # noqa: E402
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the name)
-__version__ = "0.1.0"  # as in pyproject.toml (tests/test_launch.py checks); the command prefers the installed metadata
 
-_HOMES = {
-    "run": "fullbandit.driver",
-    "registry": None,  # a sub-module
-    "lower_bound": "fullbandit.lower_bound", "LowerBound": "fullbandit.lower_bound",
-    "Algorithm": "fullbandit.base", "Pull": "fullbandit.base", "StoppingCheck": "fullbandit.base",
-    "ProtocolError": "fullbandit.base",
-    "StopReason": "fullbandit.result", "Result": "fullbandit.result",
-    "SAQM": "fullbandit.full", "SAFOA": "fullbandit.full", "ICB": "fullbandit.full", "Exhaustive": "fullbandit.full",
-    "SwapBound": "fullbandit.full", "PhasedSwap": "fullbandit.full",
-    "TopK": "fullbandit.problem", "PartitionMatroid": "fullbandit.problem", "Thresholding": "fullbandit.problem",
-    "DecisionClass": "fullbandit.problem",
-    "Environment": "fullbandit.environments", "GaussianSum": "fullbandit.environments",
-    "GaussianArms": "fullbandit.environments", "BernoulliTeam": "fullbandit.environments",
-    "Replay": "fullbandit.environments", "Categorical": "fullbandit.environments",
-    "SparseReplay": "fullbandit.environments",
-    "confidence_radius": "fullbandit.estimation", "SingularDesignError": "fullbandit.estimation",
-    "InvalidParameterError": "fullbandit._validation",
-    "StateError": "fullbandit.state",
+from fullbandit.util.version import __version__  # noqa: E402
+
+# Where each public name lives, by layer (the folders are the layers: util < problems, environments < linalg
+# < design, dks < core < full, semi < analysis, datasets < experiments, sessions < cli; tests/test_layers.py
+# checks the order). Every registered algorithm is here, full-bandit and per-arm alike.
+_EXPORTS = {
+    "fullbandit.util.validation": ("InvalidParameterError",),
+    "fullbandit.util.state": ("StateError",),
+    "fullbandit.util.blas": ("set_blas_threads",),
+    "fullbandit.problems.classes": ("DecisionClass", "TopK", "PartitionMatroid", "Thresholding"),
+    "fullbandit.environments.models": ("Environment", "GaussianSum", "GaussianArms", "BernoulliTeam", "Replay",
+                                       "Categorical", "SparseReplay"),
+    "fullbandit.linalg.estimation": ("confidence_radius", "SingularDesignError"),
+    "fullbandit.core.algorithm": ("Algorithm", "Pull", "StoppingCheck", "ProtocolError"),
+    "fullbandit.core.params": ("Interval", "Options", "Instance"),
+    "fullbandit.core.result": ("StopReason", "Result"),
+    "fullbandit.core.priors": ("PriorObservations",),
+    "fullbandit.core.loop": ("run",),
+    "fullbandit.core.registry": ("AlgorithmSpec", "register"),
+    "fullbandit.core.conformance": ("check_algorithm",),
+    "fullbandit.full": ("SAQM", "SAFOA", "ICB", "Exhaustive", "SwapBound", "PhasedSwap", "StaticFullBandit"),
+    "fullbandit.semi": ("PerArmRounds", "SAR", "NSAR", "Uniform", "OptMAI", "AdaptiveTopK", "AdaptiveTopKBudget",
+                        "LUCB", "CLUCB", "ATLUCB", "LSA", "APT", "UCBE", "OptKG", "ThresholdUniform"),
+    "fullbandit.analysis.sample_complexity": ("lower_bound", "LowerBound"),
+    "fullbandit.analysis.planning": ("plan",),
+    "fullbandit.datasets": ("load_dataset", "load_long", "load_vote_counts"),
+    "fullbandit.datasets.instances": ("team_environment",),
 }
+_MODULES = {"registry": "fullbandit.core.registry", "datasets": "fullbandit.datasets",
+            "experiments": "fullbandit.experiments", "sessions": "fullbandit.sessions"}
+_HOMES = {name: home for home, names in _EXPORTS.items() for name in names}
 
-__all__ = [
-    "run", "load", "registry", "lower_bound", "LowerBound", "Algorithm", "Pull", "StoppingCheck", "StopReason",
-    "SAQM", "SAFOA", "ICB", "Exhaustive", "SwapBound", "PhasedSwap", "TopK", "PartitionMatroid", "Thresholding",
-    "DecisionClass",
-    "Result", "Environment", "GaussianSum", "GaussianArms", "BernoulliTeam", "Replay", "Categorical", "SparseReplay",
-    "confidence_radius",
-    "InvalidParameterError", "SingularDesignError", "ProtocolError", "StateError", "__version__",
-]
+__all__ = sorted([*_HOMES, *_MODULES, "load", "__version__"])
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers
-    from fullbandit import registry
-    from fullbandit._validation import InvalidParameterError
-    from fullbandit.base import Algorithm, ProtocolError, Pull, StoppingCheck
-    from fullbandit.driver import run
-    from fullbandit.environments import (
+    from fullbandit import datasets, experiments, sessions
+    from fullbandit.analysis.planning import plan
+    from fullbandit.analysis.sample_complexity import LowerBound, lower_bound
+    from fullbandit.core import registry
+    from fullbandit.core.algorithm import Algorithm, ProtocolError, Pull, StoppingCheck
+    from fullbandit.core.conformance import check_algorithm
+    from fullbandit.core.loop import run
+    from fullbandit.core.params import Instance, Interval, Options
+    from fullbandit.core.priors import PriorObservations
+    from fullbandit.core.registry import AlgorithmSpec, register
+    from fullbandit.core.result import Result, StopReason
+    from fullbandit.datasets import load_dataset, load_long, load_vote_counts
+    from fullbandit.datasets.instances import team_environment
+    from fullbandit.environments.models import (
         BernoulliTeam,
         Categorical,
         Environment,
@@ -80,12 +93,29 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers
         Replay,
         SparseReplay,
     )
-    from fullbandit.estimation import SingularDesignError, confidence_radius
-    from fullbandit.full import ICB, SAFOA, SAQM, Exhaustive, PhasedSwap, SwapBound
-    from fullbandit.lower_bound import LowerBound, lower_bound
-    from fullbandit.problem import DecisionClass, PartitionMatroid, Thresholding, TopK
-    from fullbandit.result import Result, StopReason
-    from fullbandit.state import StateError
+    from fullbandit.full import ICB, SAFOA, SAQM, Exhaustive, PhasedSwap, StaticFullBandit, SwapBound
+    from fullbandit.linalg.estimation import SingularDesignError, confidence_radius
+    from fullbandit.problems.classes import DecisionClass, PartitionMatroid, Thresholding, TopK
+    from fullbandit.semi import (
+        APT,
+        ATLUCB,
+        CLUCB,
+        LSA,
+        LUCB,
+        NSAR,
+        SAR,
+        UCBE,
+        AdaptiveTopK,
+        AdaptiveTopKBudget,
+        OptKG,
+        OptMAI,
+        PerArmRounds,
+        ThresholdUniform,
+        Uniform,
+    )
+    from fullbandit.util.blas import set_blas_threads
+    from fullbandit.util.state import StateError
+    from fullbandit.util.validation import InvalidParameterError
 
     load = Algorithm.load
 
@@ -93,10 +123,10 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers
 def __getattr__(name: str):
     if name == "load":
         value = __getattr__("Algorithm").load
+    elif name in _MODULES:
+        value = importlib.import_module(_MODULES[name])
     elif name in _HOMES:
-        home = _HOMES[name]
-        value = importlib.import_module(f"fullbandit.{name}") if home is None else getattr(
-            importlib.import_module(home), name)
+        value = getattr(importlib.import_module(_HOMES[name]), name)
     else:
         raise AttributeError(f"module 'fullbandit' has no attribute {name!r}")
     globals()[name] = value  # later look-ups skip this function
@@ -107,31 +137,10 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(__all__))
 
 
-_SHADOWED = {"lower_bound"}  # public functions named like the sub-module that defines them
-
-
-class _Package(types.ModuleType):
-    """This package's module type: importing a sub-module does not hide the public function of its name.
-
-    Python binds ``fullbandit.lower_bound`` to the sub-module whenever the sub-module is
-    first imported; with the names loaded lazily that would replace the function
-    ``fullbandit.lower_bound`` for good. The binding is skipped; ``__getattr__`` then
-    gives the function.
-    """
-
-    def __setattr__(self, name: str, value) -> None:
-        if name in _SHADOWED and isinstance(value, types.ModuleType):
-            return
-        super().__setattr__(name, value)
-
-
-sys.modules[__name__].__class__ = _Package
-
-
 def _starting_the_command() -> bool:
     """Whether this import is the start of the ``fullbandit`` command, not of a program that uses the library.
 
-    The command is started by a script whose top level imports ``fullbandit._launch`` (the console
+    The command is started by a script whose top level imports ``fullbandit.cli.launch`` (the console
     script pip writes, ``python -c``) or by ``python -m fullbandit``; either way this package is
     imported on the way, and the frames above this one show it.
     """
@@ -141,7 +150,7 @@ def _starting_the_command() -> bool:
         module = frame.f_globals.get("__name__", "")
         if module.startswith(("importlib._bootstrap", "_frozen_importlib")):
             if frame.f_code.co_name == "_find_and_load":
-                launcher = launcher or frame.f_locals.get("name") in ("fullbandit._launch", "fullbandit.__main__")
+                launcher = launcher or frame.f_locals.get("name") in ("fullbandit.cli.launch", "fullbandit.__main__")
             frame = frame.f_back
             continue
         if module == "runpy":  # python -m fullbandit
@@ -153,7 +162,7 @@ def _starting_the_command() -> bool:
 # The hold ends: the command's start-up takes over (it ends the command at once on Ctrl-C, with its
 # one line and status 130), or a Ctrl-C held for a program using the library reaches it now.
 if _starting_the_command():
-    from fullbandit._launch import take_over
+    from fullbandit.cli.launch import take_over
 
     take_over(_previous, _held)
 elif _previous is not None:

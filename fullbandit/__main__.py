@@ -1,5 +1,5 @@
 import sys
 
-from fullbandit._launch import main
+from fullbandit.cli.launch import main
 
 sys.exit(main())

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from fullbandit.base import Algorithm, StoppingCheck
-from fullbandit.params import SEED, Interval
-from fullbandit.problem import DecisionClass
+from fullbandit.core.algorithm import Algorithm, StoppingCheck
+from fullbandit.core.params import SEED, Interval
+from fullbandit.problems.classes import DecisionClass
 
 
 class UniformSampling(Algorithm):

@@ -21,11 +21,11 @@ from hypothesis import strategies as st
 from scipy import stats
 
 import fullbandit as fb
-from fullbandit._validation import InvalidParameterError
-from fullbandit.base import Algorithm
-from fullbandit.metrics import aggregate_regret
+from fullbandit.analysis.metrics import aggregate_regret
+from fullbandit.core.algorithm import Algorithm
 from fullbandit.semi import AdaptiveTopK, AdaptiveTopKBudget, exchange_level, hardness
-from fullbandit.state import StateError
+from fullbandit.util.state import StateError
+from fullbandit.util.validation import InvalidParameterError
 
 ZETA4 = math.pi ** 4 / 90
 
@@ -108,7 +108,7 @@ def test_stops_exactly_when_the_outer_loop_condition_fails():
     """Every check before the last has ``2 * 2^-r (K - |A|) > eps K``; the last has ``<=``."""
     means = np.linspace(0.9, 0.1, 9)
     k, epsilon = 4, 0.05
-    algorithm = AdaptiveTopK(fb.TopK(9, k), epsilon=epsilon, delta=0.1)
+    algorithm = AdaptiveTopK(fb.TopK(9, k), epsilon=epsilon * k, delta=0.1)
     checks = []
     result = fb.run(algorithm, fb.GaussianArms(means, sigma=0.5, feedback="semi", seed=3), progress=False,
                     on_check=checks.append)
@@ -173,7 +173,7 @@ def pac_failures(means, k, epsilon, delta, runs, scale_divisor=1.0, seed=0) -> t
     failures = wrong = 0
     for run in range(runs):
         environment = fb.BernoulliTeam(means, feedback="semi", seed=seed + run)
-        algorithm = AdaptiveTopK(fb.TopK(len(means), k), epsilon=epsilon, delta=delta,
+        algorithm = AdaptiveTopK(fb.TopK(len(means), k), epsilon=epsilon * k, delta=delta,
                                  noise_scale=0.5 / scale_divisor)
         result = fb.run(algorithm, environment, progress=False)
         failures += aggregate_regret(means, result.answer) > epsilon
@@ -204,7 +204,8 @@ def event_failures(sigma: float, scale_divisor: float, delta: float, runs: int, 
     means = HAIR
     failed = 0
     for run in range(runs):
-        algorithm = AdaptiveTopK(fb.TopK(len(means), 2), epsilon=0.05, delta=delta, noise_scale=sigma / scale_divisor)
+        algorithm = AdaptiveTopK(fb.TopK(len(means), 2), epsilon=0.05 * 2, delta=delta,
+                                 noise_scale=sigma / scale_divisor)
         violated = []
 
         def on_check(check, algorithm=algorithm, violated=violated):
@@ -260,7 +261,7 @@ def test_fewer_samples_on_a_wide_gap():
     spread = 1 - np.arange(1, n + 1) / n
     pulls = {}
     for name, means in {"two-group": two_group, "uniform": spread}.items():
-        result = fb.run(AdaptiveTopK(fb.TopK(n, k), epsilon=epsilon, delta=delta),
+        result = fb.run(AdaptiveTopK(fb.TopK(n, k), epsilon=epsilon * k, delta=delta),
                         fb.BernoulliTeam(means, feedback="semi", seed=5), progress=False)
         assert result.certified and aggregate_regret(means, result.answer) <= epsilon
         pulls[name] = result.pulls

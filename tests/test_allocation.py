@@ -1,4 +1,4 @@
-"""Tests for fullbandit.allocation: supports, the tracking rule and design conditioning."""
+"""Tests for fullbandit.design.allocation: supports, the tracking rule and design conditioning."""
 
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fullbandit as fb
-from fullbandit._validation import InvalidParameterError
-from fullbandit.allocation import (
+from fullbandit.design.allocation import (
     Tracker,
     cyclic_condition_number,
     cyclic_windows,
@@ -22,6 +21,7 @@ from fullbandit.allocation import (
     min_condition_number,
     random_support,
 )
+from fullbandit.util.validation import InvalidParameterError
 
 
 def design_matrix(n, support):
@@ -404,6 +404,6 @@ def test_tracker_negative_counts_raise():
 def test_module_examples_run():
     import doctest
 
-    from fullbandit import allocation
+    from fullbandit.design import allocation
     failures, attempted = doctest.testmod(allocation, verbose=False, report=False)
     assert attempted > 0 and failures == 0

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 import fullbandit as fb
-from fullbandit import registry
+from fullbandit.core import registry
 from fullbandit.semi import ATLUCB
 from fullbandit.semi.accept_reject import top_k_mask
 from fullbandit.semi.batch import BatchArms, BernoulliBatch

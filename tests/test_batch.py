@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import fullbandit as fb
-from fullbandit._validation import InvalidParameterError
 from fullbandit.semi.batch import BernoulliBatch, CategoricalBatch, GaussianBatch, batch_arms
 from fullbandit.semi.sequential import SequentialPerArm, simulate
+from fullbandit.util.validation import InvalidParameterError
 
 SUPPORT = [0.0, 0.5, 1.0]
 TABLE = [[0.6, 0.3, 0.1], [0.1, 0.2, 0.7], [0.0, 1.0, 0.0]]

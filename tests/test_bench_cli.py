@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from fullbandit.cli import main
+from fullbandit.cli.main import main
 from fullbandit.experiments import run_grid
 from fullbandit.experiments.store import ResultStore
 
@@ -92,7 +92,7 @@ import time
 import numpy as np
 
 import fullbandit as fb
-from fullbandit.cli import main
+from fullbandit.cli.main import main
 from fullbandit.experiments import Factory, Grid, Instance, suites
 
 MOMENT = os.environ.get("BENCH_CTRL_C_AT", "")

@@ -39,17 +39,17 @@ import pytest
 from scipy import stats
 
 import fullbandit as fb
-from fullbandit import registry
-from fullbandit.base import Algorithm
-from fullbandit.estimation import (
+from fullbandit.core import registry
+from fullbandit.core.algorithm import Algorithm
+from fullbandit.core.journal import Journal
+from fullbandit.linalg.estimation import (
     BernsteinTerms,
     StaticDesign,
     confidence_radius,
     maurer_pontil_std_bound,
     union_log,
 )
-from fullbandit.journal import Journal
-from fullbandit.state import StateError
+from fullbandit.util.state import StateError
 
 # --- instances ---------------------------------------------------------------------------------
 

@@ -67,14 +67,14 @@ from scipy.optimize import linear_sum_assignment, linprog
 from swap_directions import swap_directions
 
 import fullbandit as fb
+from fullbandit.analysis.sample_complexity import lower_bound
 from fullbandit.dks import ORACLES, bound, bound_matrix, densest_k_subgraph_matrix
-from fullbandit.estimation import LeastSquaresEstimate, confidence_radius
 from fullbandit.full import SwapBound
 from fullbandit.full.gap_objective import surrogate, surrogate_step, triangle_bound
+from fullbandit.full.qp import approximate_qp, certified_bounds, dks_weights
 from fullbandit.full.static import StaticFullBandit
-from fullbandit.lower_bound import lower_bound
-from fullbandit.problem import DecisionClass
-from fullbandit.qp import approximate_qp, certified_bounds, dks_weights
+from fullbandit.linalg.estimation import LeastSquaresEstimate, confidence_radius
+from fullbandit.problems.classes import DecisionClass
 
 #: Relative slack for closed-form comparisons (both sides are float sums of a few dozen terms).
 RELATIVE = 1e-9
@@ -124,7 +124,7 @@ def _partition_matroid(rng: np.random.Generator, n: int) -> fb.PartitionMatroid:
 
 
 def _inverse(gram: np.ndarray) -> np.ndarray:
-    """``A^-1`` as :meth:`fullbandit.estimation.StaticDesign.estimate` forms it (Cholesky, exactly symmetric)."""
+    """``A^-1`` as :meth:`fullbandit.linalg.estimation.StaticDesign.estimate` forms it (Cholesky, exactly symmetric)."""
     lower_inverse = np.linalg.inv(np.linalg.cholesky(gram))
     inverse = lower_inverse.T @ lower_inverse
     return (inverse + inverse.T) / 2.0
@@ -596,7 +596,7 @@ def check_qp(inst: Instance, oracle: str) -> None:
 @settings(max_examples=300, deadline=None)
 @given(instances(), st.sampled_from(ORACLE_NAMES))
 def test_qp_certified_bounds_dominate_the_enumerated_optimum(inst, oracle):
-    """Each of :func:`fullbandit.qp.certified_bounds` >= ``max_{|S| = k} x_S^T Q x_S`` (all k-subsets)."""
+    """Each of :func:`fullbandit.full.qp.certified_bounds` >= ``max_{|S| = k} x_S^T Q x_S`` (all k-subsets)."""
     check_qp(inst, oracle)
 
 

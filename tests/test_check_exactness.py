@@ -7,7 +7,7 @@ every static algorithm (SAQM in both width modes, SA-FOA certified and heuristic
 SwapBound, Exhaustive) and of PhasedSwap, the check must give the same answer, the same
 threshold and the same statistic (to rounding), and the same details.
 
-The states cover every path of :meth:`fullbandit.estimation.StaticDesign.estimate`:
+The states cover every path of :meth:`fullbandit.linalg.estimation.StaticDesign.estimate`:
 
 * ``passes``: driven by the algorithm itself up to a check; checks fall at whole passes, so
   every member has the same count and ``A^-1 = (X^T X)^-1 / q`` comes from the cache;
@@ -27,8 +27,8 @@ import numpy as np
 import pytest
 
 import fullbandit as fb
+from fullbandit.core.priors import PriorObservations
 from fullbandit.full import PhasedSwap, SwapBound
-from fullbandit.priors import PriorObservations
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))  # the reference lives with the benchmark
 from _core_reference import dense_matrix, design_estimate, phased_check, reference_check  # noqa: E402

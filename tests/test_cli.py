@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from fullbandit.cli import main
+from fullbandit.cli.main import main
 from fullbandit.datasets import load_dataset
 
 
@@ -183,7 +183,7 @@ def test_threshold_is_refused_for_a_top_k_algorithm(capsys):
 
 
 def test_version_prints_the_name_and_version(capsys):
-    from fullbandit._launch import version
+    from fullbandit.cli.launch import version
 
     with pytest.raises(SystemExit) as stop:
         main(["--version"])

@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fullbandit import registry
-from fullbandit.base import Algorithm
+from fullbandit.core import registry
+from fullbandit.core.algorithm import Algorithm
+from fullbandit.core.conformance import CHECKS
+from fullbandit.core.registry import AlgorithmSpec
 from fullbandit.full.icb import ICB
-from fullbandit.registry import AlgorithmSpec
-from fullbandit.testing import CHECKS
 
 
 @pytest.mark.parametrize("check", CHECKS, ids=lambda check: check.__name__)
@@ -99,8 +99,8 @@ _FINISH_IN_A_NEW_PROCESS = """
 import json, sys
 import fullbandit as fb
 loaded = {name: fb.load(path) for name, path in json.loads(sys.argv[1]).items()}  # before any algorithm module
-from fullbandit import registry
-from fullbandit.testing import _comparable, _drive, _environment
+from fullbandit.core import registry
+from fullbandit.core.conformance import _comparable, _drive, _environment
 results = {}
 for name, algorithm in loaded.items():
     environment = _environment(registry.get(name), seed=99)
@@ -115,7 +115,7 @@ print(json.dumps(results))
 def test_every_saved_run_loads_and_finishes_identically_in_a_new_process(tmp_path):
     """A campaign saved with a pull outstanding is resumed by another process (where no algorithm
     module has been imported yet) and finishes exactly as it does here."""
-    from fullbandit.testing import _comparable, _drive, _environment, _make
+    from fullbandit.core.conformance import _comparable, _drive, _environment, _make
 
     paths, expected = {}, {}
     for spec in registry.specs():

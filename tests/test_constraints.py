@@ -10,12 +10,12 @@ import pandas as pd
 import pytest
 
 import fullbandit as fb
-from fullbandit import constraints
-from fullbandit._validation import InvalidParameterError
-from fullbandit.cli import main
-from fullbandit.constraints import partition_matroid_from_column
+from fullbandit.cli.main import main
+from fullbandit.datasets import groups as constraints
 from fullbandit.datasets import load_dataset
-from fullbandit.problem import PartitionMatroid
+from fullbandit.datasets.groups import partition_matroid_from_column
+from fullbandit.problems.classes import PartitionMatroid
+from fullbandit.util.validation import InvalidParameterError
 
 IDS = ["a", "b", "c", "d", "e"]
 

@@ -13,7 +13,7 @@ import pytest
 import fullbandit as fb
 from fullbandit import InvalidParameterError
 from fullbandit.datasets.crowd import CrowdDataWarning, CrowdTable, load_long, load_wide
-from fullbandit.environments import SparseReplay
+from fullbandit.environments.models import SparseReplay
 
 RTE = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "rte" / "rte_labels.csv"
 
@@ -273,7 +273,7 @@ def campaign(tmp_path, n_workers=6, n_tasks=60, seed=7):
 
 
 def test_solve_runs_on_the_user_s_own_files_and_picks_the_most_accurate_workers(tmp_path, capsys):
-    from fullbandit.cli import main
+    from fullbandit.cli.main import main
     accuracies = campaign(tmp_path)
     best = set(accuracies.sort_values(ascending=False).index[:2])
     assert accuracies.sort_values(ascending=False).iloc[1] - accuracies.sort_values(ascending=False).iloc[2] > 0.1
@@ -292,7 +292,7 @@ def test_solve_runs_on_the_user_s_own_files_and_picks_the_most_accurate_workers(
 
 
 def test_solve_data_errors_name_the_file_and_options_conflict(tmp_path, capsys):
-    from fullbandit.cli import main
+    from fullbandit.cli.main import main
     campaign(tmp_path)
     assert main(["solve", "--data", str(tmp_path / "nowhere.csv"), "--gold", str(tmp_path / "gold.csv")]) == 2
     assert "answers file not found: " + str(tmp_path / "nowhere.csv") in capsys.readouterr().err
@@ -307,7 +307,7 @@ def test_solve_data_errors_name_the_file_and_options_conflict(tmp_path, capsys):
 
 
 def test_solve_data_reports_the_loader_s_drops_on_stderr(tmp_path, capsys):
-    from fullbandit.cli import main
+    from fullbandit.cli.main import main
     campaign(tmp_path)
     assert main(["solve", "--data", str(tmp_path / "answers.csv"), "--gold", str(tmp_path / "gold.csv"), "--k", "2",
                  "--min-answers", "1000", "--no-progress"]) == 2
@@ -317,7 +317,7 @@ def test_solve_data_reports_the_loader_s_drops_on_stderr(tmp_path, capsys):
 
 
 def test_solve_data_takes_other_column_names_and_gold_in_the_answers_file(tmp_path, capsys):
-    from fullbandit.cli import main
+    from fullbandit.cli.main import main
     accuracies = campaign(tmp_path)
     answers = pd.read_csv(tmp_path / "answers.csv").merge(pd.read_csv(tmp_path / "gold.csv"), on="task")
     answers.rename(columns={"task": "item", "label": "vote", "true_label": "gold"}).to_csv(

@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from fullbandit._validation import InvalidParameterError
 from fullbandit.datasets import DATASETS, QuizData, dataset_info, load_dataset, load_quiz
+from fullbandit.util.validation import InvalidParameterError
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SHARED_QUIZ = REPO_ROOT.parent / "shared" / "data" / "quiz"

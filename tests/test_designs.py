@@ -1,4 +1,4 @@
-"""Tests for fullbandit.designs: the XY-optimal design for the swap directions and its certificate."""
+"""Tests for fullbandit.design.xy: the XY-optimal design for the swap directions and its certificate."""
 
 from __future__ import annotations
 
@@ -9,9 +9,8 @@ import numpy as np
 import pytest
 
 import fullbandit as fb
-from fullbandit._validation import InvalidParameterError
-from fullbandit.allocation import cyclic_windows, g_optimal_allocation, random_support
-from fullbandit.designs import (
+from fullbandit.design.allocation import cyclic_windows, g_optimal_allocation, random_support
+from fullbandit.design.xy import (
     XY_TOLERANCE,
     swap_variances,
     xy_lower_bound,
@@ -20,6 +19,7 @@ from fullbandit.designs import (
     xy_optimal_design,
 )
 from fullbandit.full.static import G_OPTIMAL_DROP, _proportions
+from fullbandit.util.validation import InvalidParameterError
 
 
 def design_matrix(n, support):

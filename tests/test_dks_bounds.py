@@ -15,7 +15,6 @@ from scipy.sparse.linalg import eigsh
 from test_dks_references import naive_optimum
 
 import fullbandit.dks.bounds as bounds_module
-from fullbandit._validation import InvalidParameterError
 from fullbandit.dks.bounds import (
     BOUNDS,
     SDP_AUTO_MAX_N,
@@ -27,6 +26,7 @@ from fullbandit.dks.bounds import (
     sdp_bound,
     spectral_bound,
 )
+from fullbandit.util.validation import InvalidParameterError
 
 # --- references and graph families -----------------------------------------------------------
 

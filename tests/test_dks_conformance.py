@@ -31,8 +31,8 @@ from test_dks_references import (
     random_weights,
 )
 
-from fullbandit._validation import InvalidParameterError
 from fullbandit.dks import ORACLES, DenseSubgraph, densest_k_subgraph, densest_k_subgraph_matrix, get_oracle
+from fullbandit.util.validation import InvalidParameterError
 
 METHODS = list(ORACLES)
 ENTRIES = ["graph", "dense", "sparse"]

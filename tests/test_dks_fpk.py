@@ -16,9 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_dks_references import EXACT_KINDS, dks_instances, naive_optimum, naive_weight
 
-from fullbandit._validation import InvalidParameterError
 from fullbandit.dks import densest_k_subgraph_matrix, fpk_procedures, proven_fpk_ratio
 from fullbandit.dks.feige_peleg_kortsarz import PROCEDURES
+from fullbandit.util.validation import InvalidParameterError
 
 
 def fpk(W, k) -> list[int]:

@@ -4,9 +4,9 @@ import networkx as nx
 import numpy as np
 import pytest
 
-from fullbandit._validation import InvalidParameterError
 from fullbandit.experiments.graphs import GENERATORS, bandit_design_matrix, make_graph, read_graph
-from fullbandit.qp import dks_weights
+from fullbandit.full.qp import dks_weights
+from fullbandit.util.validation import InvalidParameterError
 
 
 @pytest.mark.parametrize("name", sorted(GENERATORS))

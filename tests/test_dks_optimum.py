@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from test_dks_references import naive_optimum
 
 import fullbandit.dks.optimum as exact_module
-from fullbandit._validation import InvalidParameterError
 from fullbandit.dks import induced_weight
 from fullbandit.dks.bounds import degree_bound, edge_bound, spectral_bound
 from fullbandit.dks.optimum import ExactResult, brute_force_matrix, exact, milp_matrix
+from fullbandit.util.validation import InvalidParameterError
 
 # --- instances ----------------------------------------------------------------------------------
 
@@ -336,7 +336,7 @@ def test_exact_result_is_frozen_and_reports_gap():
 
 
 def test_brute_force_refuses_above_the_package_enumeration_limit():
-    from fullbandit.enumeration import ENUMERATION_LIMIT
+    from fullbandit.util.enumeration import ENUMERATION_LIMIT
     n, k = 24, 8  # C(24, 8) = 735,471 subsets
     assert math.comb(n, k) > ENUMERATION_LIMIT
     with pytest.raises(ValueError, match=f"limit={ENUMERATION_LIMIT}"):

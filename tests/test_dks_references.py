@@ -76,7 +76,7 @@ def random_weights(rng, n: int, kind: str) -> np.ndarray:
     elif kind == "heavy-tailed":
         W = rng.pareto(1.0, size=(n, n)) * (rng.random((n, n)) < 0.5)
     elif kind == "algorithm-1":  # the complete graph Algorithm 1 builds from Q = A^-1
-        from fullbandit.qp import dks_weights
+        from fullbandit.full.qp import dks_weights
         B = rng.standard_normal((n, n))
         W = dks_weights(np.linalg.inv(B @ B.T + 0.1 * np.eye(n)))
         return (W + W.T) / 2.0  # inv() is symmetric only up to rounding

@@ -22,12 +22,12 @@ import pytest
 import scipy.sparse as sp
 from test_dks_references import KINDS, LABEL_SETS, graph_from_matrix, naive_weight, random_weights
 
-from fullbandit._validation import InvalidParameterError
 from fullbandit.dks import check_weight_matrix, compiled, densest_k_subgraph, densest_k_subgraph_matrix
 from fullbandit.dks import feige_peleg_kortsarz as fpk_module
 from fullbandit.dks import peeling as peeling_module
 from fullbandit.dks import weights as weights_module
 from fullbandit.dks.weights import graph_weights
+from fullbandit.util.validation import InvalidParameterError
 
 _REFERENCE_PATH = Path(__file__).resolve().parent.parent / "benchmarks" / "_dks_reference.py"
 _spec = importlib.util.spec_from_file_location("_dks_reference", _REFERENCE_PATH)

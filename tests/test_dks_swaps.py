@@ -22,8 +22,8 @@ from test_dks_references import (
     random_weights,
 )
 
-from fullbandit._validation import InvalidParameterError
 from fullbandit.dks import local_search, local_search_matrix
+from fullbandit.util.validation import InvalidParameterError
 
 
 def naive_local_search(W, k, start, max_iter=None):

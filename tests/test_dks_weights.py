@@ -15,7 +15,6 @@ import scipy.sparse as sp
 from test_dks_references import naive_weight, random_weights
 
 import fullbandit.dks.weights as weights_module
-from fullbandit._validation import InvalidParameterError
 from fullbandit.dks import (
     WeightMatrix,
     bound_matrix,
@@ -33,6 +32,7 @@ from fullbandit.dks.weights import (
     graph_weights,
     use_sparse,
 )
+from fullbandit.util.validation import InvalidParameterError
 
 FORMATS = {"dense": np.asarray, "list": lambda W: np.asarray(W).tolist(), "csr": sp.csr_array,
            "csc": sp.csc_array, "coo": sp.coo_array, "csr_matrix": sp.csr_matrix}

@@ -1,4 +1,4 @@
-"""Tests for fullbandit.environments: reward laws, declared noise scales, seeding and validation.
+"""Tests for fullbandit.environments.models: reward laws, declared noise scales, seeding and validation.
 
 Statistical tests are seeded. Each states its number of pulls and a tolerance chosen so
 that a correct implementation fails with probability < 1e-6 for a random seed:
@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from fullbandit._validation import InvalidParameterError
-from fullbandit.environments import BernoulliTeam, Categorical, GaussianArms, GaussianSum, Replay, SparseReplay
+from fullbandit.environments.models import BernoulliTeam, Categorical, GaussianArms, GaussianSum, Replay, SparseReplay
 from fullbandit.semi.batch import CategoricalBatch, batch_arms
+from fullbandit.util.validation import InvalidParameterError
 
 FAIL_PROB = 1e-6
 N_PULLS = 20_000

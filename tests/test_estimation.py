@@ -1,4 +1,4 @@
-"""Tests for fullbandit.estimation: the confidence radius C_t and least squares over a static design.
+"""Tests for fullbandit.linalg.estimation: the confidence radius C_t and least squares over a static design.
 
 Statistical tests are seeded; each states its number of runs and a tolerance chosen so
 that a correct implementation fails with probability < 1e-6 for a random seed.
@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from fullbandit._validation import InvalidParameterError
-from fullbandit.estimation import LeastSquaresEstimate, SingularDesignError, StaticDesign, confidence_radius
+from fullbandit.linalg.estimation import LeastSquaresEstimate, SingularDesignError, StaticDesign, confidence_radius
+from fullbandit.util.validation import InvalidParameterError
 
 # --- confidence_radius ---------------------------------------------------------------------
 
@@ -348,7 +348,7 @@ def test_standardised_deviation_is_standard_normal():
 def test_module_examples_run():
     import doctest
 
-    from fullbandit import estimation
+    from fullbandit.linalg import estimation
     failures, attempted = doctest.testmod(estimation, verbose=False, report=False)
     assert attempted > 0 and failures == 0
 

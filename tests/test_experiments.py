@@ -10,10 +10,10 @@ import pytest
 from experiment_factories import failing_instance, regret_metric, saqm, two_level_instance
 from scipy import stats
 
-from fullbandit._validation import InvalidParameterError
 from fullbandit.experiments import Factory, Grid, run_grid
 from fullbandit.experiments.plots import mean_with_band, plot_error_rates, plot_metric, wilson_interval
 from fullbandit.experiments.store import ResultStore
+from fullbandit.util.validation import InvalidParameterError
 
 SEEDS = 6
 

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from example_uniform_sampling import UniformSampling
 
-from fullbandit import registry
-from fullbandit.cli import main
+from fullbandit.cli.main import main
+from fullbandit.core import registry
+from fullbandit.core.conformance import CHECKS
 from fullbandit.experiments import Grid, run_grid
 from fullbandit.experiments.grid import Factory
 from fullbandit.experiments.suites import planted_gap_instance
-from fullbandit.testing import CHECKS
 
 SPEC = registry.AlgorithmSpec("uniform-sampling", UniformSampling, summary="uniform super-arms, fixed budget")
 

@@ -7,7 +7,12 @@ import numpy as np
 import pytest
 
 import fullbandit as fb
-from fullbandit.allocation import efficient_rounding, g_optimal_allocation, kiefer_wolfowitz_variances, random_support
+from fullbandit.design.allocation import (
+    efficient_rounding,
+    g_optimal_allocation,
+    kiefer_wolfowitz_variances,
+    random_support,
+)
 from fullbandit.full.gap_objective import exact_maximum, gap_value, triangle_bound
 
 
@@ -113,7 +118,7 @@ def test_icb_objective_is_the_exact_maximum_of_its_linear_bound():
     problem = fb.TopK(7, 3)
     theta, Q = _random_estimate(7, 3)
     algorithm = fb.ICB(problem, noise_scale=1.0, seed=0).setup()
-    from fullbandit.estimation import LeastSquaresEstimate
+    from fullbandit.linalg.estimation import LeastSquaresEstimate
     estimate = LeastSquaresEstimate(theta=theta, gram=np.linalg.inv(Q), gram_inverse=Q, pulls=10)
     objective, _, _ = algorithm._rule(estimate, 0.4)
     best = problem.best(theta)
@@ -187,7 +192,7 @@ def test_g_optimal_allocation_runs_and_stays_correct(name):
     assert result.constants["allocation"] == "g-optimal"
 
 
-@pytest.mark.parametrize("module", ["fullbandit.full.gap_objective", "fullbandit.instances"])
+@pytest.mark.parametrize("module", ["fullbandit.full.gap_objective", "fullbandit.datasets.instances"])
 def test_module_examples_run(module):
     import doctest
     import importlib

@@ -25,16 +25,15 @@ def _python(code: str) -> subprocess.CompletedProcess:
 def test_every_public_name_is_the_object_of_its_home_module():
     for name in fullbandit.__all__:
         value = getattr(fullbandit, name)
-        home = fullbandit._HOMES.get(name, "")
         if name == "load":
             assert value == fullbandit.Algorithm.load
         elif name == "__version__":
             assert isinstance(value, str)
-        elif home is None:
-            assert value is importlib.import_module(f"fullbandit.{name}")
+        elif name in fullbandit._MODULES:
+            assert value is importlib.import_module(fullbandit._MODULES[name])
         else:
-            assert value is getattr(importlib.import_module(home), name)
-    assert set(fullbandit._HOMES) | {"load", "__version__"} == set(fullbandit.__all__)
+            assert value is getattr(importlib.import_module(fullbandit._HOMES[name]), name)
+    assert set(fullbandit._HOMES) | set(fullbandit._MODULES) | {"load", "__version__"} == set(fullbandit.__all__)
     assert set(fullbandit.__all__) <= set(dir(fullbandit))
 
 
@@ -45,7 +44,7 @@ def test_an_unknown_name_is_an_attribute_error():
 
 
 def test_the_console_script_module_imports_no_numpy():
-    done = _python("import sys, fullbandit._launch; print('numpy' in sys.modules)")
+    done = _python("import sys, fullbandit.cli.launch; print('numpy' in sys.modules)")
     assert done.returncode == 0 and done.stdout.strip() == "False", done.stderr
 
 
@@ -58,7 +57,7 @@ import os, sys, _signal
 
 _PACKAGE = os.environ["FB_PACKAGE"]
 _INIT, _TRY_LINE = os.path.join(_PACKAGE, "__init__.py"), int(os.environ["FB_TRY_LINE"])
-_END = os.path.join(_PACKAGE, "cli", "__init__.py")
+_END = os.path.join(_PACKAGE, "cli", "main.py")
 _AT = os.environ["FB_SIGINT_AT"]  # "census", a moment's number, or "call:<file ending>:<function>"
 _ALL = os.environ.get("FB_ALL_FRAMES") == "1"  # every frame (the stdlib's too), not only the package's and __main__'s
 _state = {"open": False, "done": False, "count": 0, "moments": []}
@@ -71,7 +70,7 @@ def _sigint():
 
 
 def _moment(frame, event):
-    # the start-up window: from the first instruction inside the package's try block to the first of fullbandit.cli
+    # the start-up window: from the first instruction inside the package's try block to the first of fullbandit.cli.main
     path = frame.f_code.co_filename
     if not _state["open"]:
         if path != _INIT or event != "line" or frame.f_lineno <= _TRY_LINE:
@@ -114,12 +113,12 @@ def _global(frame, event, arg):
 sys.settrace(_global)
 """
 
-# The script pip (distlib) writes for [project.scripts] fullbandit = "fullbandit._launch:main", as in bin/pytest.
+# The script pip (distlib) writes for [project.scripts] fullbandit = "fullbandit.cli.launch:main", as in bin/pytest.
 CONSOLE_SCRIPT = """#!{python}
 # -*- coding: utf-8 -*-
 import re
 import sys
-from fullbandit._launch import main
+from fullbandit.cli.launch import main
 if __name__ == '__main__':
     sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
     sys.exit(main())
@@ -127,7 +126,7 @@ if __name__ == '__main__':
 ENTRIES = {
     "console-script": None,  # the script above, in tmp_path
     "python-m": ["-m", "fullbandit"],
-    "python-c": ["-c", "import sys; from fullbandit._launch import main; sys.exit(main())"],
+    "python-c": ["-c", "import sys; from fullbandit.cli.launch import main; sys.exit(main())"],
 }
 INTERRUPTED = (130, "fullbandit: interrupted\n")
 
@@ -168,7 +167,7 @@ def _every_moment_exits_130_with_one_line(child, entry, all_frames=False, stride
     moments = child(entry, "census", all_frames=all_frames)
     if at_most is not None:  # the census's size depends on how the package is installed: bound the children
         stride = max(stride, -(-len(moments) // at_most))
-    assert any("__init__.py" in moment for moment in moments) and any("_launch.py" in moment for moment in moments)
+    assert any("__init__.py" in moment for moment in moments) and any("launch.py" in moment for moment in moments)
     failures = []
     for number, moment in enumerate(moments):
         if stride > 1 and number % stride and (sample_all or moment.startswith(str(ROOT / "fullbandit" /
@@ -201,9 +200,9 @@ def test_ctrl_c_at_every_moment_of_start_up_in_every_frame_exits_130_with_one_li
 
 LATER = {  # moments after start-up's window, by the function entered
     "numpy importing": "call:numpy/__init__.py:<module>",
-    "the command line imported": "call:fullbandit/cli/__init__.py:main",
+    "the command line imported": "call:fullbandit/cli/main.py:main",
     "arguments parsed": "call:argparse.py:parse_known_args",
-    "the command running": "call:fullbandit/_launch.py:version",
+    "the command running": "call:fullbandit/cli/exits.py:version",
 }
 
 
@@ -238,7 +237,7 @@ def test_ctrl_c_ignored_by_the_parent_stays_ignored(child):
 def test_version_is_the_installed_one_else_the_source_trees_and_that_is_pyprojects():
     import tomllib
 
-    from fullbandit._launch import version
+    from fullbandit.cli.exits import version
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["version"]
     assert fullbandit.__version__ == project
@@ -254,6 +253,6 @@ def test_version_is_the_installed_one_else_the_source_trees_and_that_is_pyprojec
 def test_the_function_lower_bound_survives_an_import_of_its_module():
     # a fresh interpreter: the sub-module imported first, as library code does
     done = _python("import fullbandit.experiments.efficiency, fullbandit as fb; "
-                   "from fullbandit.lower_bound import lower_bound; "
+                   "from fullbandit.analysis.sample_complexity import lower_bound; "
                    "print(fb.lower_bound is lower_bound, callable(fb.lower_bound))")
     assert done.returncode == 0 and done.stdout.split() == ["True", "True"], done.stderr

@@ -1,4 +1,4 @@
-"""Tests for fullbandit.lower_bound: the characteristic time T_eps(theta) and its certificates.
+"""Tests for fullbandit.analysis.sample_complexity: the characteristic time T_eps(theta) and its certificates.
 
 References computed here, independently of the module: the objective of a design evaluated
 from its own indicator vectors, closed forms derived by hand, and a brute-force grid over the
@@ -13,9 +13,9 @@ import math
 import numpy as np
 import pytest
 
-from fullbandit._validation import InvalidParameterError
-from fullbandit.lower_bound import LowerBound, lower_bound
-from fullbandit.problem import PartitionMatroid, TopK
+from fullbandit.analysis.sample_complexity import LowerBound, lower_bound
+from fullbandit.problems.classes import PartitionMatroid, TopK
+from fullbandit.util.validation import InvalidParameterError
 
 
 def objective(n, k, theta, sigma, epsilon, weights) -> float:
@@ -327,8 +327,8 @@ def test_a_sparsified_singular_design_is_not_reported_as_an_upper_bound():
     # noise, and the cutting planes reported T_star = upper = 40000 ("exact") where T_eps is just above 80000 (the
     # sdp and the relaxation agree): any design with weights w, w' on (1, 2), (0, 2) pays at least
     # 2 sigma^2 (1/w + 1/w') / 0.003^2 >= 2 sigma^2 4 / 0.003^2 to tell them apart.
-    from fullbandit.lower_bound import lower_bound
-    from fullbandit.problem import TopK
+    from fullbandit.analysis.sample_complexity import lower_bound
+    from fullbandit.problems.classes import TopK
 
     theta = np.array([0.043, 0.046, 0.812])
     exact = lower_bound(TopK(3, 2), theta, 0.3, method="cutting-plane")

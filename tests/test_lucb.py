@@ -20,7 +20,7 @@ import pytest
 from scipy.stats import binom
 
 import fullbandit as fb
-from fullbandit.base import Algorithm
+from fullbandit.core.algorithm import Algorithm
 from fullbandit.semi import CLUCB, LUCB
 
 BERNOULLI_R = 0.5  # rewards in [0, 1]: the papers' Hoeffding radii

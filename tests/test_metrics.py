@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fullbandit._validation import InvalidParameterError
-from fullbandit.metrics import aggregate_regret, failure_rate, precision, sample_summary
+from fullbandit.analysis.metrics import aggregate_regret, failure_rate, precision, sample_summary
+from fullbandit.util.validation import InvalidParameterError
 
 
 @settings(max_examples=200, deadline=None)

@@ -14,16 +14,16 @@ from test_sar import Streams, direct_sar
 
 import fullbandit as fb
 import fullbandit.semi.rounds as rounds
-from fullbandit import registry
-from fullbandit._validation import InvalidParameterError
+from fullbandit.core import registry
+from fullbandit.core.conformance import CHECKS
+from fullbandit.core.registry import AlgorithmSpec
 from fullbandit.datasets.synthetic import nsar_gaps
-from fullbandit.registry import AlgorithmSpec
 from fullbandit.semi import NSAR, SAR, Uniform
 from fullbandit.semi.accept_reject import nsar_phase_lengths
 from fullbandit.semi.batch import BatchArms, BernoulliBatch
-from fullbandit.semi.hardness import hardness_h1, hardness_h2, hardness_hp, top_m_gaps
+from fullbandit.semi.difficulty import hardness_h1, hardness_h2, hardness_hp, top_m_gaps
 from fullbandit.semi.rounds import simulate_rounds
-from fullbandit.testing import CHECKS
+from fullbandit.util.validation import InvalidParameterError
 
 
 def paper_round_targets(n: int, budget: int, p) -> list[float]:

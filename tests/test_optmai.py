@@ -12,12 +12,12 @@ import numpy as np
 import pytest
 
 import fullbandit as fb
-from fullbandit import registry
-from fullbandit._validation import InvalidParameterError
-from fullbandit.base import Algorithm
-from fullbandit.metrics import aggregate_regret
+from fullbandit.analysis.metrics import aggregate_regret
+from fullbandit.core import registry
+from fullbandit.core.algorithm import Algorithm
 from fullbandit.semi import OptMAI
 from fullbandit.semi.optmai import PAPER_BETA
+from fullbandit.util.validation import InvalidParameterError
 
 BETAS = (0.76, 0.8, 0.9, PAPER_BETA, 0.99)
 
@@ -349,7 +349,7 @@ def test_save_and_load_mid_run_resume_identically(tmp_path: Path, options):
 def test_solve_runs_optmai_with_semi_feedback(capsys):
     import json
 
-    from fullbandit.cli import main
+    from fullbandit.cli.main import main
     from fullbandit.datasets import load_dataset
 
     assert main(["solve", "--algorithm", "optmai", "--budget", "20000", "--no-progress", "--json"]) == 0

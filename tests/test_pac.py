@@ -12,7 +12,7 @@ import pytest
 from scipy import stats
 
 import fullbandit as fb
-from fullbandit import registry
+from fullbandit.core import registry
 
 CERTIFIED = registry.names(feedback="full", guarantee="certified", setting="fixed-confidence")
 N, K, GAP, SIGMA = 6, 2, 0.1, 0.1

@@ -20,9 +20,9 @@ from swap_directions import swap_directions
 from test_swap_pac import EPSILON, errors, hard_means, tolerance
 
 import fullbandit as fb
-from fullbandit import registry
-from fullbandit._validation import InvalidParameterError
+from fullbandit.core import registry
 from fullbandit.full import PhasedSwap
+from fullbandit.util.validation import InvalidParameterError
 
 
 def far_means(kind: str, n: int = 12, k: int = 2) -> np.ndarray:
@@ -178,7 +178,7 @@ def test_decisions_and_gap_bound_hold_for_every_theta_in_the_events(case):
     # accepted arm is in every top-k of theta, no rejected arm is in any, and the gap of the
     # answer is at most the reported bound: the claims of the PhasedSwap proof, checked
     # against enumeration of the directions and of the teams.
-    from fullbandit.estimation import LeastSquaresEstimate
+    from fullbandit.linalg.estimation import LeastSquaresEstimate
     n, k, seed = case
     rng = np.random.default_rng(seed)
     algorithm = PhasedSwap(fb.TopK(n, k), epsilon=0.0, noise_scale=1.0, seed=seed).setup()

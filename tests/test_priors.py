@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 
 import fullbandit as fb
-from fullbandit._validation import InvalidParameterError
-from fullbandit.base import ProtocolError
+from fullbandit.core.algorithm import ProtocolError
+from fullbandit.core.journal import canonical_digest
+from fullbandit.core.priors import PriorObservations, round_index
 from fullbandit.datasets import CrowdTable
-from fullbandit.estimation import StaticDesign, confidence_radius
-from fullbandit.journal import canonical_digest
-from fullbandit.priors import PriorObservations, round_index
+from fullbandit.linalg.estimation import StaticDesign, confidence_radius
 from fullbandit.semi import LUCB, SAR
-from fullbandit.state import StateError
+from fullbandit.util.state import StateError
+from fullbandit.util.validation import InvalidParameterError
 
 FULL_TAKERS = ("icb", "saqm", "safoa", "swap", "exhaustive", "phased")
 SEMI_TAKERS = ("lucb", "clucb-pac")
@@ -275,7 +275,7 @@ def _drive(session, environment, limit=20_000):
 
 
 def test_a_session_started_with_earlier_answers_matches_run_with_the_same_prior(tmp_path, capsys):
-    from fullbandit.cli import main
+    from fullbandit.cli.main import main
     from fullbandit.sessions import Session
 
     workers = ["w0", "w1", "w2", "w3", "w4"]
@@ -311,7 +311,7 @@ def test_a_session_started_with_earlier_answers_matches_run_with_the_same_prior(
 
 
 def test_session_start_refuses_a_prior_without_changing_anything(tmp_path, capsys):
-    from fullbandit.cli import main
+    from fullbandit.cli.main import main
 
     (tmp_path / "answers.csv").write_text("task,worker,label,true_label\nq1,a,1,1\n")
     store = tmp_path / "s.db"
@@ -340,7 +340,7 @@ def _batch(path, tasks, skills, rng):
 def test_solve_with_a_prior_batch_counts_it_and_refuses_shared_tasks(tmp_path, capsys):
     import json as json_module
 
-    from fullbandit.cli import main
+    from fullbandit.cli.main import main
 
     rng = np.random.default_rng(1)
     skills = {"ann": 0.9, "bob": 0.85, "cat": 0.5, "dan": 0.3}

@@ -1,4 +1,4 @@
-"""Tests for fullbandit.problem (the top-k decision class), against brute force over all k-subsets."""
+"""Tests for fullbandit.problems.classes (the top-k decision class), against brute force over all k-subsets."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fullbandit._validation import InvalidParameterError
-from fullbandit.problem import TopK
+from fullbandit.problems.classes import TopK
+from fullbandit.util.validation import InvalidParameterError
 
 # --- brute-force references written independently of the module -------------------------
 
@@ -197,6 +197,6 @@ def test_bad_theta_raises(theta):
 def test_module_examples_run():
     import doctest
 
-    from fullbandit import problem
+    from fullbandit.problems import classes as problem
     failures, attempted = doctest.testmod(problem, verbose=False, report=False)
     assert attempted > 0 and failures == 0

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import fullbandit as fb
 from fullbandit import InvalidParameterError
-from fullbandit.problem import PartitionMatroid
+from fullbandit.problems.classes import PartitionMatroid
 
 
 def bases(groups, caps, k):

@@ -1,7 +1,7 @@
-"""Tests for fullbandit.qp: Algorithm 1 (QP through DkS), Theorem 1, Lemma 6 and the certified bounds.
+"""Tests for fullbandit.full.qp: Algorithm 1 (QP through DkS), Theorem 1, Lemma 6 and the certified bounds.
 
 References are brute force over all k-subsets (n <= 10) and the closed forms of Kuroki et
-al. (2020), Lemmas 4-6 and Theorem 1 (derived in the docstrings of fullbandit.qp).
+al. (2020), Lemmas 4-6 and Theorem 1 (derived in the docstrings of fullbandit.full.qp).
 Floating-point comparisons use a relative slack of 1e-9.
 """
 
@@ -15,10 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fullbandit._validation import InvalidParameterError
 from fullbandit.dks import proven_peeling_ratio
-from fullbandit.enumeration import ENUMERATION_LIMIT
-from fullbandit.qp import (
+from fullbandit.full.qp import (
     approximate_qp,
     brute_force_qp,
     cauchy_schwarz_bound,
@@ -30,6 +28,8 @@ from fullbandit.qp import (
     spectral_bound,
     theorem1_ratio,
 )
+from fullbandit.util.enumeration import ENUMERATION_LIMIT
+from fullbandit.util.validation import InvalidParameterError
 
 SLACK = 1e-9
 
@@ -344,6 +344,6 @@ def test_given_eigenvalues_are_used():
 def test_module_examples_run():
     import doctest
 
-    from fullbandit import qp
+    from fullbandit.full import qp
     failures, attempted = doctest.testmod(qp, verbose=False, report=False)
     assert attempted > 0 and failures == 0

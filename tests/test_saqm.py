@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import fullbandit as fb
+from fullbandit.full.qp import brute_force_qp
 from fullbandit.full.saqm import SAQM
-from fullbandit.qp import brute_force_qp
 
 
 def _instance(n=6, k=3, gap=0.2, seed=0):

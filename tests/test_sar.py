@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 import fullbandit as fb
-from fullbandit._validation import InvalidParameterError
-from fullbandit.environments import Environment
+from fullbandit.environments.models import Environment
 from fullbandit.semi import SAR, Uniform
 from fullbandit.semi.sar import sar_phase_lengths
+from fullbandit.util.validation import InvalidParameterError
 
 
 class Streams(Environment):

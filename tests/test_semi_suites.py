@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from fullbandit.analysis.metrics import aggregate_regret, precision
 from fullbandit.experiments import feedback_cost, run_grid, zhou
 from fullbandit.experiments.grid import Grid
 from fullbandit.experiments.suites import get_suite
-from fullbandit.metrics import aggregate_regret, precision
 
 
 def test_pairs_keep_only_the_algorithms_of_each_instance_s_feedback():

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 import fullbandit as fb
-from fullbandit import registry
-from fullbandit.cli import main
+from fullbandit.cli.main import main
+from fullbandit.core import registry
 from fullbandit.sessions import Session, store
-from fullbandit.state import StateError
+from fullbandit.util.state import StateError
 
 REPO = Path(__file__).resolve().parent.parent
 ENV = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -374,8 +374,8 @@ def test_a_lucb_cli_reward_of_another_form_is_refused_saying_what_the_pull_takes
 
 
 def test_cli_reward_forms_for_teams():
-    from fullbandit.base import Pull
     from fullbandit.cli.session import parse_reward
+    from fullbandit.core.algorithm import Pull
     workers = ["ann", "bob", "cy", "dee"]
     three = Pull(4, (0, 2, 3))
     assert parse_reward("1,0.5,0", three, "semi", workers) == parse_reward("[1, 0.5, 0]", three, "semi", workers) \
@@ -550,7 +550,7 @@ def _direct(records):
 
 
 def test_records_reuse_the_kept_algorithm_without_rebuilding_it(tmp_path, monkeypatch):
-    from fullbandit.base import Algorithm
+    from fullbandit.core.algorithm import Algorithm
     from fullbandit.sessions import session as session_module
     session = new_session(tmp_path, epsilon=0.0001)
     session.next(count=120)

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 import numpy as np
 import pytest
 
-from fullbandit.cli import main
+from fullbandit.cli.main import main
 from fullbandit.sessions import Session
 from fullbandit.sessions import http as http_module
 from fullbandit.sessions.http import export_text, make_server

@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from fullbandit._validation import InvalidParameterError
 from fullbandit.experiments import store as store_module
 from fullbandit.experiments.store import ResultStore, expand_metrics
+from fullbandit.util.validation import InvalidParameterError
 
 COLUMNS = ["key", "algorithm", "instance", "seed", "pulls", "correct", "stop_reason", "metrics"]
 GOOD_ROWS = [

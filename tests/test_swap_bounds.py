@@ -23,8 +23,7 @@ from scipy.optimize import linprog
 from swap_directions import swap_directions
 
 import fullbandit as fb
-from fullbandit import registry
-from fullbandit.estimation import LeastSquaresEstimate, StaticDesign, confidence_radius
+from fullbandit.core import registry
 from fullbandit.full import ICB, SwapBound
 from fullbandit.full.swap_bounds import (
     coupled_swap_terms,
@@ -41,6 +40,7 @@ from fullbandit.full.swap_bounds import (
     swap_gains,
     swap_rows,
 )
+from fullbandit.linalg.estimation import LeastSquaresEstimate, StaticDesign, confidence_radius
 
 TOLERANCE = 1e-9
 

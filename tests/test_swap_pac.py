@@ -31,7 +31,7 @@ import pytest
 from scipy import stats
 
 import fullbandit as fb
-from fullbandit import registry
+from fullbandit.core import registry
 
 EPSILON = 0.1
 

@@ -15,7 +15,6 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from fullbandit._validation import InvalidParameterError
 from fullbandit.datasets import synthetic
 from fullbandit.datasets.synthetic import (
     SYNTHETIC_INSTANCES,
@@ -39,6 +38,7 @@ from fullbandit.datasets.synthetic import (
     zhou_two_level,
     zhou_uniform,
 )
+from fullbandit.util.validation import InvalidParameterError
 
 # Minimal arguments that build every registered instance (k where the paper sweeps it).
 EXAMPLE_PARAMS = {

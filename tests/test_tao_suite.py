@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 from fullbandit import Thresholding
+from fullbandit.analysis.metrics import misclassified
 from fullbandit.datasets.synthetic import tao_setup1, tao_setup3
 from fullbandit.experiments import run_grid, tao
 from fullbandit.experiments.suites import get_suite
-from fullbandit.metrics import misclassified
 from fullbandit.semi import APT, LSA, UCBE, OptKG, ThresholdUniform, threshold_hardness
 from fullbandit.semi.batch import BernoulliBatch
 from fullbandit.semi.sequential import simulate

@@ -1,7 +1,7 @@
 """Answers that come back in an order that depends on their values cannot bend a guarantee.
 
 A crowd's latency may depend on the answer. Observations are recorded in the order the
-pulls were handed out (``fullbandit.base.Algorithm.tell``), so a stopping check reads the
+pulls were handed out (``fullbandit.core.algorithm.Algorithm.tell``), so a stopping check reads the
 first pulls handed out, whatever order they were told in.
 """
 
@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 import fullbandit as fb
-from fullbandit import registry
-from fullbandit.base import ProtocolError
-from fullbandit.testing import _environment, _make
+from fullbandit.core import registry
+from fullbandit.core.algorithm import ProtocolError
+from fullbandit.core.conformance import _environment, _make
 
 CERTIFIED = [spec for spec in registry.specs() if spec.guarantee == "certified"]
 

@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fullbandit._validation import InvalidParameterError
-from fullbandit.metrics import misclassified
-from fullbandit.problem import Thresholding, decision_class_from_dict
+from fullbandit.analysis.metrics import misclassified
+from fullbandit.problems.classes import Thresholding, decision_class_from_dict
+from fullbandit.util.validation import InvalidParameterError
 
 # Means on a grid of quarters around the threshold 0.5: exact sums, and arms exactly at it.
 quarter_means = st.integers(min_value=1, max_value=7).flatmap(

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import fullbandit as fb
-from fullbandit._validation import InvalidParameterError
-from fullbandit.cli import main
+from fullbandit.cli.main import main
+from fullbandit.util.validation import InvalidParameterError
 
 TIED = [1.0, 1.0, 1.0, 0.0, 0.0]  # k = 2 of three tied arms: with epsilon = 0 no rule can stop
 

@@ -11,9 +11,9 @@ import pandas as pd
 import pytest
 
 from fullbandit import Categorical
-from fullbandit._validation import InvalidParameterError
 from fullbandit.datasets.votes import CAPTION559_RAW, load_caption559, load_vote_counts
 from fullbandit.semi.batch import CategoricalBatch, batch_arms
+from fullbandit.util.validation import InvalidParameterError
 
 REPO = Path(__file__).resolve().parents[1]
 RAW = REPO.parent / "shared" / "data" / "caption559" / "counts.csv"
@@ -281,7 +281,7 @@ def test_every_registered_algorithm_runs_on_a_vote_table_and_finds_its_best_set(
 def test_solve_votes_runs_a_team_search_and_reports_the_mean_ratings_as_truth(tmp_path, capsys):
     import json
 
-    from fullbandit.cli import main
+    from fullbandit.cli.main import main
     path = write(tmp_path, HEADER + "a,1,8,11\nb,13,0,7\nc,0,4,18\nd,16,0,4\ne,18,0,2\n")
     means = {"a": (4 + 11) / 20, "b": 7 / 20, "c": (2 + 18) / 22, "d": 4 / 20, "e": 2 / 20}
     argv = ["solve", "--data", str(path), "--votes", "--k", "2", "--algorithm", "phased", "--epsilon", "0.2",
@@ -302,7 +302,7 @@ def test_solve_votes_runs_a_team_search_and_reports_the_mean_ratings_as_truth(tm
 def test_solve_votes_takes_its_own_columns_and_ratings(tmp_path, capsys):
     import json
 
-    from fullbandit.cli import main
+    from fullbandit.cli.main import main
     path = write(tmp_path, "item,n,bad,good\nx,4,3,1\ny,4,1,3\nz,5,5,0\n")
     argv = ["solve", "--data", str(path), "--votes", "--columns", "id=item,total=n", "--ratings", "bad=-1,good=1",
             "--k", "1", "--algorithm", "sar", "--budget", "3000", "--no-progress", "--json"]
@@ -329,7 +329,7 @@ def test_solve_votes_takes_its_own_columns_and_ratings(tmp_path, capsys):
                                "'funny'])"),
 ])
 def test_solve_votes_refuses_bad_options_naming_them(tmp_path, capsys, extra, message):
-    from fullbandit.cli import main
+    from fullbandit.cli.main import main
     path = write(tmp_path, HEADER + "a,2,2,4\nb,9,1,0\nc,0,0,3\n")
     assert main(["solve", "--data", str(path), "--votes", "--k", "1", "--no-progress", *extra]) == 2
     err = capsys.readouterr().err
@@ -339,7 +339,7 @@ def test_solve_votes_refuses_bad_options_naming_them(tmp_path, capsys, extra, me
 @pytest.mark.parametrize(("ratings", "threshold", "status"), [
     (None, "1.5", 2), (None, "-0.1", 2), ("bad=-1,good=3", "2.5", 0), ("bad=-1,good=3", "3.5", 2)])
 def test_solve_votes_refuses_a_threshold_outside_the_ratings_range(tmp_path, capsys, ratings, threshold, status):
-    from fullbandit.cli import main
+    from fullbandit.cli.main import main
     header, rows = (HEADER, "a,2,2,4\nb,9,1,0\nc,0,0,3\n") if ratings is None else ("id,bad,good\n", "a,1,3\nb,3,1\n")
     path = write(tmp_path, header + rows)
     options = [] if ratings is None else ["--ratings", ratings]
@@ -353,7 +353,7 @@ def test_solve_votes_refuses_a_threshold_outside_the_ratings_range(tmp_path, cap
 
 
 def test_solve_votes_options_need_data_and_votes(tmp_path, capsys):
-    from fullbandit.cli import main
+    from fullbandit.cli.main import main
     assert main(["solve", "--votes"]) == 2
     assert "--votes applies only with --data" in capsys.readouterr().err
     assert main(["solve", "--ratings", "a=0,b=1"]) == 2
@@ -369,7 +369,7 @@ def test_solve_votes_options_need_data_and_votes(tmp_path, capsys):
 def test_solve_votes_on_caption559_reports_the_truth_of_a_direct_count(capsys):
     import json
 
-    from fullbandit.cli import main
+    from fullbandit.cli.main import main
     rows = _raw_rows()
     means = [(0.5 * int(row["somewhat_funny"]) + int(row["funny"])) / int(row["votes"]) for row in rows]
     top = sorted(range(len(rows)), key=lambda i: (-means[i], i))[:2]

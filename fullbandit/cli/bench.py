@@ -6,7 +6,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from fullbandit._validation import InvalidParameterError, check_int
+from fullbandit.util.validation import InvalidParameterError, check_int
 
 __all__ = ["add_parser", "run"]
 
@@ -73,7 +73,7 @@ def output_folder(out: str, files: tuple[str, ...] = ()) -> Path:
     >>> output_folder(__file__)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    fullbandit._validation.InvalidParameterError: --out=...bench.py' is a file, not a folder...
+    fullbandit.util.validation.InvalidParameterError: --out=...bench.py' is a file, not a folder...
     """
     folder = Path(out)
     if folder.exists() and not folder.is_dir():

@@ -6,9 +6,9 @@ import math
 import time
 from pathlib import Path
 
-from fullbandit._validation import InvalidParameterError, check_int
 from fullbandit.dks import ORACLES
 from fullbandit.experiments.graphs import GENERATORS
+from fullbandit.util.validation import InvalidParameterError, check_int
 
 SHOWN_VERTICES = 20  # vertices listed per oracle; longer answers end with "... (k in all)"
 

@@ -2,7 +2,7 @@
 
 Prior per-worker accuracies come from an embedded data set (``--dataset``), from a user's
 long-format files (``--data answers.csv --gold gold.csv``, read as ``fullbandit solve``
-reads them) or from a list (``--accuracies 0.9,0.8,...``); :func:`fullbandit.planning.plan`
+reads them) or from a list (``--accuracies 0.9,0.8,...``); :func:`fullbandit.analysis.planning.plan`
 does the work.
 """
 
@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 
-from fullbandit import planning
-from fullbandit._validation import InvalidParameterError
+from fullbandit.analysis import planning
 from fullbandit.cli.solve import DEFAULT_DELTA, load_files
 from fullbandit.datasets import DATASETS, load_dataset
+from fullbandit.util.validation import InvalidParameterError
 
 DESCRIPTION = (
     "Estimate, before paying for a campaign, how many pulls each certified algorithm needs to "

@@ -14,12 +14,12 @@ import math
 import os
 from pathlib import Path
 
-from fullbandit import registry
-from fullbandit._validation import InvalidParameterError
-from fullbandit.base import Pull
 from fullbandit.cli.solve import graded_prior
-from fullbandit.priors import PriorObservations
+from fullbandit.core import registry
+from fullbandit.core.algorithm import Pull
+from fullbandit.core.priors import PriorObservations
 from fullbandit.sessions import Session
+from fullbandit.util.validation import InvalidParameterError
 
 
 def add_parser(commands) -> None:

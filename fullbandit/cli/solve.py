@@ -3,13 +3,13 @@
 ``--data answers.csv --gold gold.csv`` reads a long table (``task,worker,label`` and
 ``task,true_label``) with :func:`fullbandit.datasets.crowd.load_long`; each worker's mean is
 its accuracy over the gold tasks it answered, and the ``replay`` model replays each worker's
-own answers (:class:`fullbandit.environments.SparseReplay`). ``--data counts.csv --votes``
+own answers (:class:`fullbandit.environments.models.SparseReplay`). ``--data counts.csv --votes``
 reads a vote-count table (one row per item, one column of counts per rating) with
 :func:`fullbandit.datasets.votes.load_vote_counts`; each item's mean is its mean rating,
 and the ``replay`` model draws one of the item's recorded votes per member
 (:class:`fullbandit.Categorical`).
 
-Algorithms and their options come from :mod:`fullbandit.registry`: an option is passed to
+Algorithms and their options come from :mod:`fullbandit.core.registry`: an option is passed to
 the chosen algorithm when its constructor has a parameter of that name, and refused with a
 clear message when it has none. Nothing here is specific to one algorithm.
 """
@@ -22,21 +22,22 @@ import warnings
 
 import numpy as np
 
-from fullbandit import driver, registry
-from fullbandit._validation import InvalidParameterError, check_int, check_real
-from fullbandit.allocation import SUPPORT_KINDS
-from fullbandit.constraints import partition_matroid_from_column
+from fullbandit.analysis.metrics import misclassified
+from fullbandit.core import loop as driver
+from fullbandit.core import registry
+from fullbandit.core.priors import PriorObservations
 from fullbandit.datasets import DATASETS, dataset_info, load_dataset
 from fullbandit.datasets.crowd import CrowdDataWarning, CrowdTable, load_long
+from fullbandit.datasets.groups import partition_matroid_from_column
+from fullbandit.datasets.instances import REWARD_MODELS, team_environment
 from fullbandit.datasets.votes import RATINGS, REWARDS, VOTE_MODELS, VoteCounts, load_vote_counts
+from fullbandit.design.allocation import SUPPORT_KINDS
 from fullbandit.dks import ORACLES
-from fullbandit.estimation import CONFIDENCE_CONSTANTS
 from fullbandit.full.saqm import WIDTH_BOUNDS
 from fullbandit.full.static import ALLOCATIONS
-from fullbandit.instances import REWARD_MODELS, team_environment
-from fullbandit.metrics import misclassified
-from fullbandit.priors import PriorObservations
-from fullbandit.problem import PartitionMatroid, Thresholding, TopK
+from fullbandit.linalg.estimation import CONFIDENCE_CONSTANTS
+from fullbandit.problems.classes import PartitionMatroid, Thresholding, TopK
+from fullbandit.util.validation import InvalidParameterError, check_int, check_real
 
 # Defaults chosen so the default run finishes in seconds: IT has a tie at the 10th
 # accuracy (0.64 and 0.64), so epsilon must be positive; 0.5 is 0.05 per team member.
@@ -326,8 +327,6 @@ def _search(args, spec: registry.AlgorithmSpec, problem, make_environment, prior
     environment_seed, algorithm_seed = np.random.SeedSequence(args.seed).spawn(2)
     environment = make_environment(environment_seed)
     parameters = algorithm_parameters(spec, args)
-    if "epsilon" in parameters:  # --epsilon is on the team's sum
-        parameters["epsilon"] = spec.epsilon_from_sum(parameters["epsilon"], args.k)
     algorithm = spec.build(problem, seed=algorithm_seed, **parameters)
     result = driver.run(algorithm, environment, progress=False if args.no_progress else None,
                         time_limit=args.time_limit, prior=prior)

@@ -52,8 +52,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fullbandit._validation import InvalidParameterError, check_choice, check_int, check_k, read_csv_text
-from fullbandit.problem import TopK
+from fullbandit.problems.classes import TopK
+from fullbandit.util.validation import InvalidParameterError, check_choice, check_int, check_k, read_csv_text
 
 __all__ = ["CrowdTable", "CrowdDataWarning", "load_long", "load_wide", "MISSING_LABELS"]
 
@@ -170,7 +170,7 @@ class CrowdTable:
         Parameters
         ----------
         model : {"replay", "bernoulli"}
-            ``"replay"``: :class:`fullbandit.environments.SparseReplay` (each member draws
+            ``"replay"``: :class:`fullbandit.environments.models.SparseReplay` (each member draws
             one of its own answered tasks); ``"bernoulli"``: independent Bernoulli workers
             with the accuracies (:class:`fullbandit.BernoulliTeam`). Both have the same
             law per member and noise scale ``sqrt(k)/2`` on the sum.
@@ -183,7 +183,7 @@ class CrowdTable:
         >>> table.environment("bernoulli", seed=0).means.tolist()
         [0.5, 1.0]
         """
-        from fullbandit.environments import BernoulliTeam, SparseReplay
+        from fullbandit.environments.models import BernoulliTeam, SparseReplay
 
         model = check_choice("model", model, ENVIRONMENT_MODELS)
         if model == "replay":

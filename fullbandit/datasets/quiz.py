@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fullbandit._validation import InvalidParameterError, check_k, check_zero_one_table, read_csv_text
+from fullbandit.util.validation import InvalidParameterError, check_k, check_zero_one_table, read_csv_text
 
 __all__ = ["DATASETS", "QuizData", "load_quiz", "load_dataset", "dataset_info"]
 
@@ -97,7 +97,7 @@ class QuizData:
         If ``correct`` is not a two-dimensional table with one row per question id and
         one column per worker id, or if any entry is not a boolean, 0 or 1: a NaN, a
         ``-1``, a masked entry or a string (even ``"0"``) is refused with its position,
-        as :class:`fullbandit.environments.Replay` does, because casting it to bool
+        as :class:`fullbandit.environments.models.Replay` does, because casting it to bool
         would count a missing answer as a correct one.  Grade missing answers
         explicitly (usually as 0, incorrect) before building the table.
 
@@ -125,7 +125,7 @@ class QuizData:
     >>> QuizData("toy", ("a", "b"), ("q1", "q2"), [[1, 0], [1, float("nan")]])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    fullbandit._validation.InvalidParameterError: correct must hold only 0/1 ... nan at correct[1, 1] ...
+    fullbandit.util.validation.InvalidParameterError: correct must hold only 0/1 ... nan at correct[1, 1] ...
     """
 
     name: str

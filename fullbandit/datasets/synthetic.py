@@ -5,7 +5,7 @@ vector of arm means plus, where the paper defines them, the team size ``k``, the
 threshold, the tolerance ``epsilon`` and the experiment's other parameters (budgets,
 reward distribution).  Every random choice draws from the keyword argument ``seed``
 (``None``, a non-negative ``int``, a ``SeedSequence`` or a ``numpy.random.Generator``, see
-:func:`fullbandit._validation.as_generator`), the package's one name for randomness;
+:func:`fullbandit.util.validation.as_generator`), the package's one name for randomness;
 deterministic instances accept ``seed`` too, for a uniform call signature, and use it
 only when ``shuffle=True``.
 
@@ -54,7 +54,8 @@ from types import MappingProxyType
 
 import numpy as np
 
-from fullbandit._validation import (
+from fullbandit.semi.difficulty import hardness_h1, top_m_gaps
+from fullbandit.util.validation import (
     InvalidParameterError,
     as_generator,
     check_choice,
@@ -63,7 +64,6 @@ from fullbandit._validation import (
     check_real,
     check_vector,
 )
-from fullbandit.semi.hardness import hardness_h1, top_m_gaps
 
 __all__ = [
     "SyntheticInstance",
@@ -227,7 +227,7 @@ def kuroki_planted_gap(n, k, gap, *, seed=None, top_low=0.5, top_high=1.0, rest_
     * **n, k, gap, noise, delta.**  The values used in the paper's Figures 1-3 were lost,
       so ``n``, ``k`` and ``gap`` have no defaults.  The reward model is not part of the
       instance; ``reward`` is set to ``"gaussian"`` (additive noise on the team's sum,
-      as :class:`fullbandit.environments.GaussianSum`), the noise law being lost too.
+      as :class:`fullbandit.environments.models.GaussianSum`), the noise law being lost too.
     * **Floating point.**  "Exactly ``gap``" cannot hold in binary arithmetic for every
       ``gap`` (e.g. no two floats in ``[0.5, 1)`` differ by the double nearest ``0.1``).
       The ``(k+1)``-th mean is the largest float ``c`` with ``m - c >= gap`` as computed

@@ -42,10 +42,10 @@ from pathlib import Path
 
 import numpy as np
 
-from fullbandit._validation import InvalidParameterError, check_choice, check_k, check_vector, read_csv_text
 from fullbandit.datasets.shared_data import SHARED_DATA
-from fullbandit.environments import Categorical
-from fullbandit.problem import TopK
+from fullbandit.environments.models import Categorical
+from fullbandit.problems.classes import TopK
+from fullbandit.util.validation import InvalidParameterError, check_choice, check_k, check_vector, read_csv_text
 
 RATINGS = ("not_funny", "somewhat_funny", "funny")
 REWARDS = (0.0, 0.5, 1.0)

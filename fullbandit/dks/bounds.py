@@ -34,8 +34,8 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import scipy.sparse as sp
 
-from fullbandit._validation import InvalidParameterError, check_choice, check_int, check_real
 from fullbandit.dks.weights import WeightMatrix, check_graph, check_weight_matrix, graph_weights
+from fullbandit.util.validation import InvalidParameterError, check_choice, check_int, check_real
 
 __all__ = ["spectral_bound", "degree_bound", "edge_bound", "sdp_bound", "bound", "bound_matrix",
            "certified_ratio", "BOUNDS", "SDP_MAX_N", "SDP_AUTO_MAX_N"]

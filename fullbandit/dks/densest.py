@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from fullbandit._validation import check_choice, check_int
 from fullbandit.dks.feige_peleg_kortsarz import FPK
 from fullbandit.dks.oracle import Oracle
 from fullbandit.dks.peeling import PEELING
 from fullbandit.dks.swaps import with_local_search
 from fullbandit.dks.weights import WeightMatrix, check_graph, check_weight_matrix, graph_weights, induced_weight
+from fullbandit.util.validation import check_choice, check_int
 
 __all__ = ["DenseSubgraph", "ORACLES", "get_oracle", "densest_k_subgraph", "densest_k_subgraph_matrix"]
 
@@ -161,7 +161,7 @@ def densest_k_subgraph(G, k: int, *, method: str = "peeling", weight: str = "wei
     >>> densest_k_subgraph(G, 2, method="magic")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    fullbandit._validation.InvalidParameterError: method='magic' is not one of the allowed values: 'peeling', ...
+    fullbandit.util.validation.InvalidParameterError: method='magic' is not one of the allowed values: 'peeling', ...
     """
     k = check_graph(G, k)
     oracle = _choose("method", method)

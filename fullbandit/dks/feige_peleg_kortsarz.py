@@ -56,10 +56,10 @@ import math
 import numpy as np
 import scipy.sparse as sp
 
-from fullbandit._validation import check_int
 from fullbandit.dks import compiled
 from fullbandit.dks.oracle import Oracle
 from fullbandit.dks.weights import WeightMatrix, check_weight_matrix, csr_row_entries
+from fullbandit.util.validation import check_int
 
 __all__ = ["FPK", "PROCEDURES", "fpk_procedures", "proven_fpk_ratio"]
 
@@ -420,7 +420,7 @@ def fpk_procedures(W, k: int) -> dict[str, np.ndarray]:
     ------
     ValueError
         If ``W`` is not square, symmetric, finite and non-negative off the diagonal, or
-        ``k`` is out of range (:class:`~fullbandit._validation.InvalidParameterError`).
+        ``k`` is out of range (:class:`~fullbandit.util.validation.InvalidParameterError`).
     TypeError
         If ``k`` is not an integer.
 

@@ -14,11 +14,11 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from fullbandit._validation import InvalidParameterError, check_choice, check_int, check_real
 from fullbandit.dks.bounds import degree_bound, edge_bound, spectral_bound
 from fullbandit.dks.peeling import PEELING
 from fullbandit.dks.weights import WeightMatrix, check_graph, check_weight_matrix, graph_weights, induced_weight
-from fullbandit.enumeration import ENUMERATION_LIMIT, subset_chunks
+from fullbandit.util.enumeration import ENUMERATION_LIMIT, subset_chunks
+from fullbandit.util.validation import InvalidParameterError, check_choice, check_int, check_real
 
 __all__ = ["ExactResult", "brute_force_matrix", "milp_matrix", "exact", "METHODS"]
 
@@ -87,7 +87,7 @@ def brute_force_matrix(W, k: int, limit: int = ENUMERATION_LIMIT) -> tuple[np.nd
     k : int
         Subset size, ``1 <= k <= n``.
     limit : int
-        Refuse when ``C(n, k) > limit`` (default :data:`fullbandit.enumeration.ENUMERATION_LIMIT`,
+        Refuse when ``C(n, k) > limit`` (default :data:`fullbandit.util.enumeration.ENUMERATION_LIMIT`,
         the one enumeration limit of the package).
 
     Returns
@@ -336,7 +336,7 @@ def exact(G, k: int, weight: str = "weight", method: str = "auto", time_limit: f
     time_limit : float, optional
         Seconds for the MILP (ignored by brute force). See :func:`milp_matrix`.
     brute_force_limit : int
-        Largest ``C(n, k)`` brute force accepts (default :data:`fullbandit.enumeration.ENUMERATION_LIMIT`).
+        Largest ``C(n, k)`` brute force accepts (default :data:`fullbandit.util.enumeration.ENUMERATION_LIMIT`).
 
     Returns
     -------

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fullbandit._validation import check_int
 from fullbandit.dks.weights import WeightMatrix, check_weight_matrix
+from fullbandit.util.validation import check_int
 
 __all__ = ["Oracle"]
 

@@ -12,7 +12,6 @@ from functools import partial
 
 import numpy as np
 
-from fullbandit._validation import check_int
 from fullbandit.dks.oracle import Oracle
 from fullbandit.dks.weights import (
     WeightMatrix,
@@ -23,6 +22,7 @@ from fullbandit.dks.weights import (
     csr_row_entries,
     graph_weights,
 )
+from fullbandit.util.validation import check_int
 
 __all__ = ["local_search", "local_search_matrix", "with_local_search"]
 
@@ -224,7 +224,7 @@ def local_search(G, k: int, start, *, weight: str = "weight", max_iter: int | No
         If ``G`` is directed or a multigraph, a weight is negative or not finite, ``k`` is
         out of range, ``start`` has a node not in ``G``, a duplicate, or not exactly ``k``
         nodes, or ``max_iter < 0``
-        (:class:`~fullbandit._validation.InvalidParameterError`).
+        (:class:`~fullbandit.util.validation.InvalidParameterError`).
     TypeError
         If ``G`` is not a networkx graph, ``k`` or ``max_iter`` is not an integer, or
         ``start`` is not iterable.

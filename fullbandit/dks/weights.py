@@ -30,7 +30,7 @@ import networkx as nx
 import numpy as np
 import scipy.sparse as sp
 
-from fullbandit._validation import InvalidParameterError, check_int
+from fullbandit.util.validation import InvalidParameterError, check_int
 
 __all__ = ["SYMMETRY_TOLERANCE", "WeightMatrix", "check_weight_matrix", "check_graph", "graph_weights", "use_sparse",
            "induced_weight", "check_vertex_indices", "check_nodes", "csr_row_entries"]
@@ -127,7 +127,7 @@ def check_weight_matrix(W, *, name: str = "W", labels: Sequence | None = None, o
     >>> check_weight_matrix([[0, -1], [-1, 0]])
     Traceback (most recent call last):
     ...
-    fullbandit._validation.InvalidParameterError: W must be non-negative off the diagonal, got W[0, 1] = -1.0
+    fullbandit.util.validation.InvalidParameterError: W must be non-negative off the diagonal, got W[0, 1] = -1.0
     >>> import scipy.sparse as sp
     >>> weights = check_weight_matrix(sp.csr_array([[0.0, 1.0], [1.0 + 1e-14, 0.0]]))
     >>> weights.is_sparse, bool(weights.matrix[0, 1] == weights.matrix[1, 0])   # averaged: exactly symmetric
@@ -300,7 +300,7 @@ def check_graph(G, k) -> int:
     >>> check_graph(nx.path_graph(4), 5)
     Traceback (most recent call last):
     ...
-    fullbandit._validation.InvalidParameterError: k=5 must satisfy 1 <= k <= 4
+    fullbandit.util.validation.InvalidParameterError: k=5 must satisfy 1 <= k <= 4
     """
     if not isinstance(G, nx.Graph):
         raise TypeError(f"G must be a networkx.Graph, got {type(G).__name__}")
@@ -369,7 +369,7 @@ def graph_weights(G, weight: str = "weight", *, sparse: bool | None = None) -> t
     >>> graph_weights(G)
     Traceback (most recent call last):
     ...
-    fullbandit._validation.InvalidParameterError: edge attribute 'weight' must be non-negative on every edge, \
+    fullbandit.util.validation.InvalidParameterError: edge attribute 'weight' must be non-negative on every edge, \
 got -1.0 on edge ('a', 'c')
     """
     nodes = list(G.nodes)
@@ -437,7 +437,7 @@ def check_vertex_indices(vertices, n: int, *, name: str = "vertices", k: int | N
     >>> check_vertex_indices([1, 1], 4, name="start")
     Traceback (most recent call last):
     ...
-    fullbandit._validation.InvalidParameterError: start contains duplicate vertices: [1]
+    fullbandit.util.validation.InvalidParameterError: start contains duplicate vertices: [1]
     """
     if isinstance(vertices, (str, bytes)) or not np.iterable(vertices):
         raise TypeError(f"{name} must be an iterable of vertex indices, got {vertices!r}")
@@ -464,7 +464,7 @@ def check_nodes(nodes, G, *, name: str = "nodes", k: int | None = None) -> list:
     >>> check_nodes(["a", "z"], nx.path_graph("abc"), name="start")
     Traceback (most recent call last):
     ...
-    fullbandit._validation.InvalidParameterError: start contains nodes not in G: ['z']
+    fullbandit.util.validation.InvalidParameterError: start contains nodes not in G: ['z']
     """
     if isinstance(nodes, (str, bytes)) or not np.iterable(nodes):
         raise TypeError(f"{name} must be an iterable of nodes of G, got {nodes!r}")

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fullbandit import registry
+from fullbandit.core import registry
 from fullbandit.semi.batch import BatchArms
 from fullbandit.semi.rounds import simulate_rounds
 from fullbandit.semi.sar import NSAR, Uniform

@@ -21,13 +21,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fullbandit import registry
+from fullbandit.analysis.metrics import aggregate_regret
+from fullbandit.core import registry
 from fullbandit.datasets.synthetic import SyntheticInstance, chen_synthetic_p, chen_twogroup, chen_uniform
-from fullbandit.environments import BernoulliTeam
+from fullbandit.environments.models import BernoulliTeam
 from fullbandit.experiments.grid import Factory, Grid, Instance
 from fullbandit.experiments.zhou import PAPER_OPTMAI
-from fullbandit.metrics import aggregate_regret
-from fullbandit.problem import TopK
+from fullbandit.problems.classes import TopK
 
 N = 1000
 KS = (100, 250, 500)

@@ -34,15 +34,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fullbandit import registry
+from fullbandit.analysis.sample_complexity import lower_bound
+from fullbandit.core import registry
 from fullbandit.datasets.quiz import DATASETS
 from fullbandit.datasets.synthetic import kuroki_planted_gap
-from fullbandit.environments import GaussianSum
+from fullbandit.environments.models import GaussianSum
 from fullbandit.experiments.grid import Factory, Grid, Instance
 from fullbandit.experiments.kuroki_samples import quiz_instance
 from fullbandit.experiments.plots import plot_error_rates, plot_metric
-from fullbandit.lower_bound import lower_bound
-from fullbandit.problem import TopK
+from fullbandit.problems.classes import TopK
 
 SYNTHETIC_NS = (8, 10, 12, 14)
 SYNTHETIC_K = 3

@@ -11,7 +11,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from fullbandit.driver import run
+from fullbandit.core.loop import run
 from fullbandit.experiments.grid import Instance
 
 METRICS_COLUMN = "metrics"

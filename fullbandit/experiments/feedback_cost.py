@@ -23,12 +23,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fullbandit import registry
+from fullbandit.core import registry
+from fullbandit.datasets.instances import team_environment
 from fullbandit.datasets.quiz import DATASETS, load_dataset
-from fullbandit.environments import BernoulliTeam
+from fullbandit.environments.models import BernoulliTeam
 from fullbandit.experiments.grid import Factory, Grid, Instance
-from fullbandit.instances import team_environment
-from fullbandit.problem import TopK
+from fullbandit.problems.classes import TopK
 
 QUIZ_K = 10
 EPSILON = 0.5
@@ -52,7 +52,7 @@ def same_feedback(algorithm: str, instance: str) -> bool:
 def tolerance_factory(problem, seed, *, name: str, epsilon: float):
     """The registered ``name`` with the sum tolerance ``epsilon`` in its own units."""
     spec = registry.get(name)
-    return spec.build(problem, seed=seed, epsilon=spec.epsilon_from_sum(epsilon, problem.k), delta=DELTA,
+    return spec.build(problem, seed=seed, epsilon=epsilon, delta=DELTA,
                       budget=BUDGET)
 
 

@@ -15,10 +15,10 @@ from xml.etree.ElementTree import ParseError
 import networkx as nx
 import numpy as np
 
-from fullbandit._validation import InvalidParameterError, as_generator, check_choice, check_int, check_real
-from fullbandit.allocation import random_support
+from fullbandit.design.allocation import random_support
 from fullbandit.dks import check_weight_matrix
-from fullbandit.qp import dks_weights
+from fullbandit.full.qp import dks_weights
+from fullbandit.util.validation import InvalidParameterError, as_generator, check_choice, check_int, check_real
 
 __all__ = ["gnp", "planted", "barabasi_albert", "block_model", "bandit_design_matrix", "bandit_design", "GENERATORS",
            "make_graph", "read_graph"]
@@ -128,7 +128,7 @@ def bandit_design_matrix(seed, n: int = 36, k: int = 10, support_factor: int = 4
 def bandit_design(seed, n: int = 36, k: int = 10, support_factor: int = 4) -> nx.Graph:
     """The complete graph Algorithm 1 builds from :func:`bandit_design_matrix`.
 
-    Weights ``w(i, j) = Q_ij + (Q_ii + Q_jj) / 2`` (:func:`fullbandit.qp.dks_weights`;
+    Weights ``w(i, j) = Q_ij + (Q_ii + Q_jj) / 2`` (:func:`fullbandit.full.qp.dks_weights`;
     Kuroki et al. 2020, Algorithm 1), all positive.
 
     Examples
@@ -207,7 +207,7 @@ def read_graph(path) -> nx.Graph:
     >>> read_graph(path)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    fullbandit._validation.InvalidParameterError: .../triangle.txt:1: the weight 'heavy' is not a number
+    fullbandit.util.validation.InvalidParameterError: .../triangle.txt:1: the weight 'heavy' is not a number
     """
     path = Path(path)
     if not path.exists():

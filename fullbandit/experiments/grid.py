@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from fullbandit._validation import InvalidParameterError, check_int
+from fullbandit.util.validation import InvalidParameterError, check_int
 
 
 @dataclass(frozen=True)
@@ -46,13 +46,13 @@ class Factory:
 
     @classmethod
     def registered(cls, name: str, sweep: Mapping[str, Iterable] | None = None, **options) -> Factory:
-        """A factory for the registry entry ``name`` (:mod:`fullbandit.registry`) with fixed ``options``.
+        """A factory for the registry entry ``name`` (:mod:`fullbandit.core.registry`) with fixed ``options``.
 
         >>> factory = Factory.registered("icb", {"delta": [0.05, 0.1]}, epsilon=0.1)
         >>> [setting["delta"] for setting in factory.settings()]
         [0.05, 0.1]
         """
-        from fullbandit import registry
+        from fullbandit.core import registry
         registry.get(name)  # an unknown name fails here, not in a worker
         return cls(partial(build_registered, name=name, **options), dict(sweep or {}))
 
@@ -64,7 +64,7 @@ class Factory:
 
 def build_registered(problem, seed, *, name: str, **parameters):
     """The algorithm registered as ``name`` for ``problem``, seeded with ``seed``."""
-    from fullbandit import registry
+    from fullbandit.core import registry
     return registry.build(name, problem, seed=seed, **parameters)
 
 
@@ -112,7 +112,7 @@ class Grid:
     Parameters
     ----------
     algorithms : mapping of name to Factory or str
-        A string is a registry name (:mod:`fullbandit.registry`) with its defaults.
+        A string is a registry name (:mod:`fullbandit.core.registry`) with its defaults.
     instances : mapping of name to Factory
     seeds : int or iterable of int
         ``runs`` (seeds ``0 .. runs-1``) or explicit seed indices.

@@ -38,17 +38,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fullbandit._validation import InvalidParameterError, check_int
-from fullbandit.base import Algorithm, StoppingCheck
-from fullbandit.driver import run
-from fullbandit.estimation import LeastSquaresEstimate
+from fullbandit.core.algorithm import Algorithm, StoppingCheck
+from fullbandit.core.loop import run
 from fullbandit.experiments.evaluations import METRICS_COLUMN, Evaluation
 from fullbandit.experiments.grid import Factory, Grid, Instance, build_registered
 from fullbandit.experiments.plots import plot_metric
 from fullbandit.experiments.suites import Suite, planted_gap_instance
 from fullbandit.full import SAFOA, SAQM, StaticFullBandit
 from fullbandit.full.gap_objective import exact_maximum
-from fullbandit.qp import brute_force_qp
+from fullbandit.full.qp import brute_force_qp
+from fullbandit.linalg.estimation import LeastSquaresEstimate
+from fullbandit.util.validation import InvalidParameterError, check_int
 
 # --- choices for the paper's lost values -------------------------------------------------------
 RATIO_N = 10                 # n of Figure 1 (lost): C(10, 5) = 252 super-arms, exact maxima are cheap
@@ -75,7 +75,7 @@ TIME_ALGORITHMS = {"SAQM": "saqm", "SA-FOA (heuristic)": "safoa-heuristic", "SA-
 
 
 def algorithm_factory(problem, seed, *, name: str, **options) -> Algorithm:
-    """A registered full-bandit algorithm (:mod:`fullbandit.registry`) with the section 5 settings:
+    """A registered full-bandit algorithm (:mod:`fullbandit.core.registry`) with the section 5 settings:
     ``epsilon = 0``, ``delta = 0.05``, G-allocation over a random support (``options`` override)."""
     settings = {"epsilon": 0.0, "delta": DELTA, "allocation": "g-optimal", "support": "random"}
     settings.update(options)
@@ -311,7 +311,7 @@ def evaluate_time(algorithm, instance: Instance, repetitions: int = TIME_REPETIT
     """Seconds per round of the stopping-rule evaluation after one full pass over the support.
 
     Pulls every support member once with ``ask``/``tell`` (the algorithm's own first check
-    happens then and is not timed), then times :meth:`fullbandit.base.Algorithm.stopping_check`
+    happens then and is not timed), then times :meth:`fullbandit.core.algorithm.Algorithm.stopping_check`
     (least squares, ``C_t`` and the rule together), at least ``repetitions`` times and until ``min_seconds``
     were measured (at most ``max_repetitions``). The paper's algorithms evaluate the rule every
     round, so this is their time per round; ours check on a geometric schedule, which divides

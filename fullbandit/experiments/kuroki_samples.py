@@ -14,12 +14,12 @@ import numpy as np
 import pandas as pd
 
 from fullbandit.datasets import load_dataset
+from fullbandit.datasets.instances import team_environment
 from fullbandit.datasets.quiz import DATASETS
 from fullbandit.experiments.grid import Factory, Grid, Instance, build_registered
 from fullbandit.experiments.plots import plot_error_rates, plot_metric
 from fullbandit.experiments.suites import planted_gap_instance
-from fullbandit.instances import team_environment
-from fullbandit.problem import TopK
+from fullbandit.problems.classes import TopK
 
 #: Table 2 of the paper: samples to stop (ICB, SAQM, SA-FOA), one run each as printed.
 PAPER_TABLE2 = {
@@ -38,7 +38,7 @@ SAMPLES_SIGMA = 1.0
 
 
 def algorithm_factory(problem, seed, *, name: str, **options):
-    """The algorithm registered as ``name`` (:mod:`fullbandit.registry`)."""
+    """The algorithm registered as ``name`` (:mod:`fullbandit.core.registry`)."""
     return build_registered(problem, seed, name=name, **options)
 
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from fullbandit._validation import InvalidParameterError
+from fullbandit.util.validation import InvalidParameterError
 
 
 def _axes(ax):

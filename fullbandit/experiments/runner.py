@@ -17,11 +17,11 @@ import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
-from fullbandit._validation import InvalidParameterError, check_choice, check_int
 from fullbandit.experiments.evaluations import METRICS_COLUMN, Evaluation
 from fullbandit.experiments.grid import Cell, Factory, Grid
 from fullbandit.experiments.interrupts import interrupts_deferred, sigterm_unwinds, worker_ignores_sigint
 from fullbandit.experiments.store import ResultStore, expand_metrics, field_text, value_kind
+from fullbandit.util.validation import InvalidParameterError, check_choice, check_int
 
 __all__ = ["BACKENDS", "run_cell", "run_grid"]
 

@@ -44,7 +44,7 @@ from fullbandit.experiments.batched import BATCH_RUNS, Contender, batch_sizes, c
 from fullbandit.experiments.evaluations import METRICS_COLUMN, Evaluation
 from fullbandit.experiments.grid import Factory, Grid, Instance
 from fullbandit.experiments.plots import wilson_interval
-from fullbandit.problem import TopK
+from fullbandit.problems.classes import TopK
 from fullbandit.semi.accept_reject import top_k_mask
 from fullbandit.semi.batch import BernoulliBatch, CategoricalBatch
 

@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from fullbandit._validation import InvalidParameterError
 from fullbandit.experiments.evaluations import METRICS_COLUMN
+from fullbandit.util.validation import InvalidParameterError
 
 __all__ = ["ResultStore", "expand_metrics", "field_text", "value_kind"]
 
@@ -139,7 +139,7 @@ class ResultStore:
     >>> ResultStore(path, ["key", "pulls", "metrics"])  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    fullbandit._validation.InvalidParameterError: .../runs.csv has 1 damaged line: line 3: column 'pulls' ...
+    fullbandit.util.validation.InvalidParameterError: .../runs.csv has 1 damaged line: line 3: column 'pulls' ...
     """
 
     def __init__(self, path, columns: list[str]):

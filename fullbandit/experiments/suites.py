@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from fullbandit._validation import check_choice
 from fullbandit.datasets.synthetic import kuroki_planted_gap
-from fullbandit.environments import GaussianSum
+from fullbandit.environments.models import GaussianSum
 from fullbandit.experiments.dks_suite import build_dks_grid, plot_dks, summarize_dks
 from fullbandit.experiments.grid import Factory, Grid, Instance
 from fullbandit.experiments.plots import plot_error_rates, plot_metric
 from fullbandit.full.saqm import SAQM
-from fullbandit.problem import TopK
+from fullbandit.problems.classes import TopK
+from fullbandit.util.validation import check_choice
 
 
 def summarize_identification(frame: pd.DataFrame) -> pd.DataFrame:

@@ -31,13 +31,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fullbandit import registry
+from fullbandit.core import registry
 from fullbandit.datasets.synthetic import tao_setup1, tao_setup2, tao_setup3
 from fullbandit.experiments.batched import BATCH_RUNS, batch_sizes, contender, simulate_batch
 from fullbandit.experiments.batched import Contender as Contender
 from fullbandit.experiments.evaluations import METRICS_COLUMN, Evaluation
 from fullbandit.experiments.grid import Factory, Grid, Instance
-from fullbandit.problem import Thresholding
+from fullbandit.problems.classes import Thresholding
 from fullbandit.semi.batch import BernoulliBatch
 from fullbandit.semi.thresholding import threshold_hardness
 
@@ -85,7 +85,7 @@ def evaluate_curve(contender: Contender, instance: Instance) -> dict:
                              rng=np.random.default_rng(contender.seed), **options)
     metrics = {}
     for budget in budgets:
-        # Per run: fullbandit.metrics.misclassified(means, answer, 0.5) (threshold, epsilon 0), vectorised.
+        # Per run: fullbandit.analysis.metrics.misclassified(means, answer, 0.5) (threshold, epsilon 0), vectorised.
         wrong = np.count_nonzero(answers[budget] != truth, axis=1)
         metrics[f"sum_T{budget}"] = int(wrong.sum())
         metrics[f"squares_T{budget}"] = int((wrong**2).sum())

@@ -23,14 +23,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fullbandit import registry
+from fullbandit.analysis.metrics import aggregate_regret, precision
+from fullbandit.core import registry
 from fullbandit.datasets.rte import load_rte
 from fullbandit.datasets.synthetic import zhou_two_level, zhou_uniform
-from fullbandit.environments import BernoulliTeam
+from fullbandit.environments.models import BernoulliTeam
 from fullbandit.experiments.grid import Factory, Grid, Instance
 from fullbandit.experiments.plots import plot_metric
-from fullbandit.metrics import aggregate_regret, precision
-from fullbandit.problem import TopK
+from fullbandit.problems.classes import TopK
 
 FIG1_N = 1000
 FIG1_KS = (10, 50, 100, 200, 300, 500)
@@ -125,7 +125,7 @@ def plot_fig1(frame: pd.DataFrame, path: Path) -> None:
 
 def samples_per_worker(name: str, options: dict, *, K: int = 20, budget_per_arm: int = 10, seed: int = 0):
     """Samples each RTE worker got in one run of ``name`` (Figure 2 (e)-(f): ``Q = 10 n``, ``K = 20``)."""
-    from fullbandit.driver import run
+    from fullbandit.core.loop import run
     instance = rte_instance(np.random.default_rng(seed), K=K)
     algorithm = budgeted(instance.problem, seed, name=name, budget_per_arm=budget_per_arm, **options)
     run(algorithm, instance.environment, progress=False)

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from fullbandit._validation import InvalidParameterError
-from fullbandit.enumeration import ENUMERATION_LIMIT
-from fullbandit.estimation import LeastSquaresEstimate
+from fullbandit.core.params import Interval
 from fullbandit.full.gap_objective import exact_maximum
 from fullbandit.full.static import DEFAULT_BUDGET, STATIC_CONSTRAINTS, StaticFullBandit
-from fullbandit.params import Interval
+from fullbandit.linalg.estimation import LeastSquaresEstimate
+from fullbandit.util.enumeration import ENUMERATION_LIMIT
+from fullbandit.util.validation import InvalidParameterError
 
 
 class Exhaustive(StaticFullBandit):
@@ -24,7 +24,7 @@ class Exhaustive(StaticFullBandit):
     problem : DecisionClass
     limit : int
         Refuse (at setup, with a clear error) when the class has more super-arms (default
-        :data:`fullbandit.enumeration.ENUMERATION_LIMIT`, so that one check takes
+        :data:`fullbandit.util.enumeration.ENUMERATION_LIMIT`, so that one check takes
         well under a second).
     epsilon, delta, noise_scale, reward_range, confidence, support, support_size
         See :class:`fullbandit.full.static.StaticFullBandit`.
@@ -46,6 +46,7 @@ class Exhaustive(StaticFullBandit):
     """
 
     name = "exhaustive"
+    summary = 'Kuroki et al. 2020, Appendix E: exact gap objective (5) by enumeration'
     parameter_constraints = {**STATIC_CONSTRAINTS, "limit": [Interval(int, 1, None)]}
 
     def __init__(self, problem, *, limit: int = ENUMERATION_LIMIT, epsilon: float = 0.0, delta: float = 0.05,

@@ -15,12 +15,12 @@ from typing import NamedTuple
 
 import numpy as np
 
-from fullbandit._validation import InvalidParameterError
 from fullbandit.dks import check_weight_matrix, get_oracle
-from fullbandit.enumeration import ENUMERATION_LIMIT, indicator_rows, subset_chunks
-from fullbandit.problem import DecisionClass, TopK
-from fullbandit.qp import pair_weights, positive_row_sums, top_sum
-from fullbandit.spectrum import InverseSpectrum
+from fullbandit.full.qp import pair_weights, positive_row_sums, top_sum
+from fullbandit.linalg.spectrum import InverseSpectrum
+from fullbandit.problems.classes import DecisionClass, TopK
+from fullbandit.util.enumeration import ENUMERATION_LIMIT, indicator_rows, subset_chunks
+from fullbandit.util.validation import InvalidParameterError
 
 
 def gap_values(theta, Q, best, radius, indicators) -> np.ndarray:
@@ -112,7 +112,7 @@ def enumerate_class(problem: DecisionClass, limit: int = ENUMERATION_LIMIT):
     Examples
     --------
     >>> from fullbandit.full.gap_objective import enumerate_class
-    >>> from fullbandit.problem import PartitionMatroid
+    >>> from fullbandit.problems.classes import PartitionMatroid
     >>> problem = PartitionMatroid(groups=(0, 0, 1, 1), capacities=(1, 1), k=2)
     >>> [chunk.tolist() for chunk, _ in enumerate_class(problem)]
     [[[0, 2], [0, 3], [1, 2], [1, 3]]]
@@ -154,7 +154,7 @@ def exact_maximum(problem, theta, Q, best, radius, limit: int = ENUMERATION_LIMI
     >>> import numpy as np
     >>> from fullbandit.full.gap_objective import exact_maximum
     >>> theta, Q = np.array([0.9, 0.6, 0.5]), np.eye(3) / 4
-    >>> from fullbandit.problem import TopK
+    >>> from fullbandit.problems.classes import TopK
     >>> arms, value = exact_maximum(TopK(3, 2), theta, Q, (0, 1), 1.0)
     >>> arms, round(value, 6)
     ((0, 2), 0.607107)
@@ -196,7 +196,7 @@ def triangle_bound(problem, theta, Q, best, radius) -> float:
     >>> import numpy as np
     >>> from fullbandit.full.gap_objective import triangle_bound
     >>> theta, Q = np.array([0.9, 0.6, 0.5]), np.eye(3) / 4
-    >>> from fullbandit.problem import TopK
+    >>> from fullbandit.problems.classes import TopK
     >>> round(triangle_bound(TopK(3, 2), theta, Q, (0, 1), 1.0), 12)
     0.9
     """
@@ -302,13 +302,13 @@ class GapSearch:
     """The gap objective (5) at one stopping check, and what its surrogate steps share.
 
     Everything that depends on the check only is computed once here and reused by every
-    step: ``Q x_hat``, ``diag(Q)``, the positive row sums of :func:`fullbandit.qp.positive_row_sums`
+    step: ``Q x_hat``, ``diag(Q)``, the positive row sums of :func:`fullbandit.full.qp.positive_row_sums`
     and the extreme eigenvalues of ``Q`` (from the check's
-    :class:`fullbandit.spectrum.InverseSpectrum`). A surrogate ``P = a Q + diag(d)`` (``a > 0``,
+    :class:`fullbandit.linalg.spectrum.InverseSpectrum`). A surrogate ``P = a Q + diag(d)`` (``a > 0``,
     :func:`surrogate`) then costs ``O(n^2)``, and ``P`` itself is never formed:
 
     * its DkS weights are ``a Q_ij + (t_i + t_j)``, ``t = (a diag(Q) + d + s) / 2``, off the
-      diagonal (:func:`fullbandit.qp.pair_weights`; ``s``: the shift that makes ``P + s I``
+      diagonal (:func:`fullbandit.full.qp.pair_weights`; ``s``: the shift that makes ``P + s I``
       positive definite for Algorithm 1);
     * its row bound takes the positive off-diagonal sums of ``a Q``, ``a`` times those of ``Q``;
     * its spectral bound ``k lambda_max(P)`` is needed only when it could be the smaller:
@@ -332,7 +332,7 @@ class GapSearch:
         ``M_hat``.
     radius : float
         ``C``.
-    spectrum : fullbandit.spectrum.InverseSpectrum, optional
+    spectrum : fullbandit.linalg.spectrum.InverseSpectrum, optional
         The check's spectrum of ``Q`` (default: computed here when first needed).
 
     Examples
@@ -458,7 +458,7 @@ class GapSearch:
 class SurrogateBound:
     """A surrogate's certified bound ``min(k lambda_max(P), row bound) + constant`` of ``max_M f(M)``.
 
-    Both terms bound ``max_{|x| = k} x^T P x`` for any symmetric ``P`` (:func:`fullbandit.qp.row_bound`
+    Both terms bound ``max_{|x| = k} x^T P x`` for any symmetric ``P`` (:func:`fullbandit.full.qp.row_bound`
     for the row bound, ``x^T P x <= lambda_max ||x||^2`` for the spectral one), and the surrogate
     bounds ``f`` from above, so either plus the constant bounds ``max_M f(M)``. The row bound
     is known at once; ``lambda_max(P)`` costs an eigen-decomposition, so only a lower bound

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from fullbandit.estimation import LeastSquaresEstimate
 from fullbandit.full.static import StaticFullBandit
+from fullbandit.linalg.estimation import LeastSquaresEstimate
 
 
 class ICB(StaticFullBandit):
@@ -58,6 +58,7 @@ class ICB(StaticFullBandit):
     """
 
     name = "icb"
+    summary = 'Kuroki et al. 2020, Appendix A: independent confidence bounds, any class with a linear oracle'
 
     def _n_directions(self) -> int:
         return self.problem.n

@@ -8,9 +8,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from fullbandit.allocation import Handout, Tracker, make_support, optimal_swap_variance, swap_variance
-from fullbandit.base import Algorithm, StoppingCheck
-from fullbandit.estimation import LeastSquaresEstimate, SingularDesignError, StaticDesign, confidence_radius
+from fullbandit.core.algorithm import Algorithm, StoppingCheck
+from fullbandit.core.params import SEED, Interval, Options
+from fullbandit.core.priors import PriorObservations, check_prior_noise, round_index
+from fullbandit.design.allocation import Handout, Tracker, make_support, optimal_swap_variance, swap_variance
 from fullbandit.full.static import DEFAULT_BUDGET, next_check_after
 from fullbandit.full.swap_bounds import (
     graded_bound,
@@ -21,9 +22,8 @@ from fullbandit.full.swap_bounds import (
     pair_bound,
     pair_widths,
 )
-from fullbandit.params import SEED, Interval, Options
-from fullbandit.priors import PriorObservations, check_prior_noise, round_index
-from fullbandit.problem import TopK
+from fullbandit.linalg.estimation import LeastSquaresEstimate, SingularDesignError, StaticDesign, confidence_radius
+from fullbandit.problems.classes import TopK
 
 PHASED_CONFIDENCE = ("stitched", "tight")
 
@@ -34,7 +34,7 @@ class PhasedSwap(Algorithm):
     The run is a sequence of *phases*. Each phase is a static design over the arms still in
     doubt, ``U``: it pulls ``k``-subsets made of ``s`` arms of ``U`` and a fixed *filler* of
     ``k - s`` arms already decided, from a seeded random support over the ``s``-subsets of
-    ``U`` (:func:`fullbandit.allocation.make_support` with ``"swap-optimal"`` on ``|U|`` arms,
+    ``U`` (:func:`fullbandit.design.allocation.make_support` with ``"swap-optimal"`` on ``|U|`` arms,
     uniform proportions),
     with ``s`` as close to ``|U| / 2`` as the fillers allow (the balanced design: a swap's
     variance per pull is ``2 u (u - 1) / (s (u - s))`` for the uniform design over
@@ -69,7 +69,7 @@ class PhasedSwap(Algorithm):
     every round). Given everything before the phase, its support, fillers and check
     schedule are fixed before any of its rewards is drawn, and each check reads the first of the
     phase's pulls handed out (the base records observations in handing-out order, whatever
-    order they are told in, :meth:`fullbandit.base.Algorithm.tell`; a pull of an ended phase
+    order they are told in, :meth:`fullbandit.core.algorithm.Algorithm.tell`; a pull of an ended phase
     recorded late is set aside), so the fixed-design bound
     (Soare, Lazaric, Munos 2014, Proposition 1) holds on its pulls: with probability at
     least ``1 - delta_l``, ``|(theta_i - theta_j) - (theta_hat_i - theta_hat_j)| <= C w_ij``
@@ -99,7 +99,7 @@ class PhasedSwap(Algorithm):
         the environment's).
     confidence : {"stitched", "tight"}
         The union over a phase's checks, or over its every round
-        (:func:`fullbandit.estimation.confidence_radius`).
+        (:func:`fullbandit.linalg.estimation.confidence_radius`).
     restart_ratio : float
         Start a new phase when the new design's largest swap variance per pull is at most
         this fraction of the current design's (both over the arms still in doubt).
@@ -147,6 +147,7 @@ class PhasedSwap(Algorithm):
     """
 
     name = "phased"
+    summary = 'Issue 9: adaptive phases that accept and reject arms and re-design around the undecided swaps, top-k'
     decision_classes = (TopK,)
     problem: TopK
     parameter_constraints: ClassVar[dict[str, list]] = {

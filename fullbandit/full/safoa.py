@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from fullbandit.core.params import Interval, Options
+from fullbandit.core.registry import AlgorithmSpec
 from fullbandit.dks import ORACLES
-from fullbandit.estimation import LeastSquaresEstimate
 from fullbandit.full.gap_objective import GapSearch, SurrogateBound, certified_minimum, triangle_bound
 from fullbandit.full.static import DEFAULT_BUDGET, STATIC_CONSTRAINTS, StaticFullBandit
-from fullbandit.params import Interval, Options
-from fullbandit.problem import TopK
-from fullbandit.spectrum import InverseSpectrum
+from fullbandit.linalg.estimation import LeastSquaresEstimate
+from fullbandit.linalg.spectrum import InverseSpectrum
+from fullbandit.problems.classes import TopK
 
 MODES = ("heuristic", "certified")
 
@@ -75,6 +76,7 @@ class SAFOA(StaticFullBandit):
     """
 
     name = "safoa"
+    summary = 'Kuroki et al. 2020, Algorithm 3, stopping on a certified upper bound of the gap objective (5)'
     decision_classes = (TopK,)
     problem: TopK
     parameter_constraints = {**STATIC_CONSTRAINTS, "mode": [Options(MODES)], "oracle": [Options(ORACLES)],
@@ -112,7 +114,7 @@ class SAFOA(StaticFullBandit):
     def search(self, theta, Q, best, radius, spectrum: InverseSpectrum | None = None) -> dict:
         """The first-order search of one check: best candidate, its ``f``, and the surrogate bounds.
 
-        ``spectrum`` is the check's spectrum of ``Q`` (:class:`fullbandit.spectrum.InverseSpectrum`),
+        ``spectrum`` is the check's spectrum of ``Q`` (:class:`fullbandit.linalg.spectrum.InverseSpectrum`),
         shared with the surrogate steps (:class:`fullbandit.full.gap_objective.GapSearch`). The
         surrogate bounds are :class:`fullbandit.full.gap_objective.SurrogateBound` objects, whose
         spectral part is computed only when asked for (the heuristic mode never asks).
@@ -154,3 +156,9 @@ class SAFOA(StaticFullBandit):
         bound, bound_name = certified_minimum(triangle, found["surrogate_bounds"])
         details.update({"certified_bound": bound, "bound_used": bound_name})
         return bound, best, details
+
+
+#: SAFOA as published (Algorithm 3 stopping on a *lower* bound of (5)): registered as its own entry, tagged heuristic.
+SAFOA_HEURISTIC = AlgorithmSpec("safoa-heuristic", SAFOA, {"mode": "heuristic"},
+                                summary="Kuroki et al. 2020, Algorithm 3 as published: stops on a lower bound of (5), "
+                                        "no guarantee")

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import math
 
+from fullbandit.core.params import Options
 from fullbandit.dks import ORACLES
-from fullbandit.estimation import LeastSquaresEstimate
+from fullbandit.full.qp import approximate_qp, certified_bounds
 from fullbandit.full.static import DEFAULT_BUDGET, STATIC_CONSTRAINTS, StaticFullBandit
-from fullbandit.params import Options
-from fullbandit.problem import TopK
-from fullbandit.qp import approximate_qp, certified_bounds
+from fullbandit.linalg.estimation import LeastSquaresEstimate
+from fullbandit.problems.classes import TopK
 
 WIDTH_BOUNDS = ("certified", "theorem1")
 
@@ -27,7 +27,7 @@ class SAQM(StaticFullBandit):
         ``theta_hat(M_hat) - theta_hat(M_2) >= 2 C_t U_t - epsilon``
 
     (its ``gap_bound`` is ``max(0, 2 C_t U_t - (theta_hat(M_hat) - theta_hat(M_2)))``: a bound on a
-    gap is never negative, :meth:`fullbandit.base.Algorithm._meaningful`) makes ``M_hat``
+    gap is never negative, :meth:`fullbandit.core.algorithm.Algorithm._meaningful`) makes ``M_hat``
     epsilon-optimal with probability at least ``1 - delta``. The union bound of ``C_t`` is over
     the ``C(n, k)`` super-arms.
 
@@ -42,7 +42,7 @@ class SAQM(StaticFullBandit):
           oracle's *proven* DkS ratio (for greedy peeling ``k (k-1) / (n (n-1))``; see
           :func:`fullbandit.dks.proven_peeling_ratio`). The paper's rule; valid but loose.
         * ``"certified"`` (default): the smallest of the Theorem 1 bound and the other
-          certified bounds of :func:`fullbandit.qp.certified_bounds` (spectral,
+          certified bounds of :func:`fullbandit.full.qp.certified_bounds` (spectral,
           Cauchy-Schwarz, row, oracle ratio). Every one is a rigorous upper bound on the
           QP optimum, so the guarantee is unchanged and the run stops earlier.
     oracle : str
@@ -57,8 +57,8 @@ class SAQM(StaticFullBandit):
     Choices the paper leaves open, made here: the stopping rule is checked on a
     geometric schedule rather than every round (same guarantee, at most a factor
     ``1 + check_growth`` more pulls); the default allocation is uniform over the support
-    of :func:`fullbandit.allocation.make_support`; the default confidence constant is the
-    tighter one of :func:`fullbandit.estimation.confidence_radius`. For ``k = 1`` the CEM
+    of :func:`fullbandit.design.allocation.make_support`; the default confidence constant is the
+    tighter one of :func:`fullbandit.linalg.estimation.confidence_radius`. For ``k = 1`` the CEM
     is solved exactly. Ties in ``theta_hat`` go to the lower arm index.
 
     References
@@ -79,6 +79,7 @@ class SAQM(StaticFullBandit):
     """
 
     name = "saqm"
+    summary = 'Kuroki et al. 2020, Algorithm 2: static allocation, confidence-ellipsoid maximisation through DkS'
     decision_classes = (TopK,)
     problem: TopK
     parameter_constraints = {**STATIC_CONSTRAINTS, "width_bound": [Options(WIDTH_BOUNDS)],

@@ -1,5 +1,5 @@
 """The static-design layer of the full-bandit algorithms: support, tracking, statistics,
-and stopping schedule, on top of :class:`fullbandit.base.Algorithm`.
+and stopping schedule, on top of :class:`fullbandit.core.algorithm.Algorithm`.
 
 A subclass supplies its stopping rule (:meth:`StaticFullBandit._rule`) and the size of its
 union bound (:meth:`StaticFullBandit._n_directions`).
@@ -13,10 +13,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from fullbandit._validation import InvalidParameterError, check_reward_range
-from fullbandit.allocation import SUPPORT_KINDS, Handout, Tracker, g_optimal_allocation, make_support
-from fullbandit.base import Algorithm, StoppingCheck
-from fullbandit.estimation import (
+from fullbandit.core.algorithm import Algorithm, StoppingCheck
+from fullbandit.core.params import REWARD_RANGE, SEED, SUPERARMS, Instance, Interval, Options
+from fullbandit.core.priors import PriorObservations, check_prior_noise, round_index
+from fullbandit.design.allocation import SUPPORT_KINDS, Handout, Tracker, g_optimal_allocation, make_support
+from fullbandit.linalg.estimation import (
     CONFIDENCE_CONSTANTS,
     RANGE_CONFIDENCES,
     BernsteinTerms,
@@ -25,9 +26,8 @@ from fullbandit.estimation import (
     StaticDesign,
     confidence_radius,
 )
-from fullbandit.params import REWARD_RANGE, SEED, SUPERARMS, Instance, Interval, Options
-from fullbandit.priors import PriorObservations, check_prior_noise, round_index
-from fullbandit.problem import SuperArm
+from fullbandit.problems.classes import SuperArm
+from fullbandit.util.validation import InvalidParameterError, check_reward_range
 
 DEFAULT_BUDGET = 10_000_000
 RANGE_TOLERANCE = 1e-9  # relative slack of the checks that told rewards lie in the declared range
@@ -54,11 +54,11 @@ STATIC_CONSTRAINTS: dict[str, list] = {
 class StaticFullBandit(Algorithm):
     """Base of the static full-bandit algorithms: a fixed allocation over a fixed support.
 
-    Pulls follow a deterministic tracking rule (:class:`fullbandit.allocation.Tracker`)
+    Pulls follow a deterministic tracking rule (:class:`fullbandit.design.allocation.Tracker`)
     that never reads a reward, and a check reads exactly the first pulls handed out (the
     base records observations in handing-out order, holding any told early:
-    :meth:`fullbandit.base.Algorithm.tell`), so the design at every check is fixed and the
-    confidence bounds of a fixed design hold (:func:`fullbandit.estimation.confidence_radius`).
+    :meth:`fullbandit.core.algorithm.Algorithm.tell`), so the design at every check is fixed and the
+    confidence bounds of a fixed design hold (:func:`fullbandit.linalg.estimation.confidence_radius`).
     An abandoned pull returns to the design; whether it is abandoned must not depend on its
     reward. Between two stopping checks the
     pulls are known in advance: ``ask(max_count=m)`` hands them out in blocks of up to
@@ -86,7 +86,7 @@ class StaticFullBandit(Algorithm):
         parameter. With ``"bernstein"`` a told reward outside ``count * [low, high]`` is
         refused.
     confidence : {"tight", "paper", "stitched", "bernstein"}
-        Which constant ``C_t`` (:func:`fullbandit.estimation.confidence_radius`):
+        Which constant ``C_t`` (:func:`fullbandit.linalg.estimation.confidence_radius`):
         ``"stitched"`` unions over the stopping checks of the fixed geometric schedule
         rather than over every round (smaller, same guarantee at the checks).
         ``"bernstein"``: for bounded rewards, a variance-adaptive (empirical Bernstein)
@@ -97,7 +97,7 @@ class StaticFullBandit(Algorithm):
         members independent. ``tell`` then needs a block's sum of squared rewards
         (``sum_of_squares=``; :func:`fullbandit.run` provides it).
     support : {"auto", "swap-optimal", "cyclic", "random"} or sequence of super-arms
-        The support of the allocation (:func:`fullbandit.allocation.make_support`), or an
+        The support of the allocation (:func:`fullbandit.design.allocation.make_support`), or an
         explicit list of distinct super-arms spanning R^n. ``"auto"`` (top-k) takes the
         first of the cyclic windows, then seeded random supports of ``4 n``, ``8 n``, ...
         members whose condition number is within 3 times the smallest possible,
@@ -112,9 +112,9 @@ class StaticFullBandit(Algorithm):
         without the check).
     allocation : {"uniform", "g-optimal", "xy-optimal"}
         Proportions over the support: equal; the G-optimal design over it
-        (:func:`fullbandit.allocation.g_optimal_allocation`, Appendix D); or the
+        (:func:`fullbandit.design.allocation.g_optimal_allocation`, Appendix D); or the
         XY-optimal design for the swap directions ``e_j - e_i``, which minimises the
-        largest ``||e_j - e_i||^2_{A^-1}`` (:func:`fullbandit.designs.xy_optimal_allocation`,
+        largest ``||e_j - e_i||^2_{A^-1}`` (:func:`fullbandit.design.xy.xy_optimal_allocation`,
         Soare et al. 2014; a certified relative gap of ``1e-3``; on one core about 1 s at
         ``n = 111`` with ``4 n`` members, 4 s with the ``8 n`` that ``"auto"`` usually
         takes). For both optimal designs, members whose weight is below ``1e-4`` of the
@@ -245,7 +245,7 @@ class StaticFullBandit(Algorithm):
         self._first_stop: int | None = None
 
     def _absorb_prior(self, prior: PriorObservations) -> None:
-        # Any arm sets: their indicators join A and b (fullbandit.priors states why the bounds still hold).
+        # Any arm sets: their indicators join A and b (fullbandit.core.priors states why the bounds still hold).
         if self._uses_variances():
             raise InvalidParameterError(
                 f"{self.label()}: confidence={self.confidence!r} bounds each support member's reward variance from "
@@ -363,7 +363,7 @@ class StaticFullBandit(Algorithm):
         made plus one. With ``"bernstein"`` the radius also depends on the data told so far
         (:meth:`bernstein_terms`); its variance bounds take half of the algorithm's whole
         ``delta`` whatever share is passed, and the directions half of the share (see
-        :func:`fullbandit.estimation.confidence_radius`).
+        :func:`fullbandit.linalg.estimation.confidence_radius`).
         """
         self.setup()
         stitched = self.confidence in ("stitched", *RANGE_CONFIDENCES)
@@ -378,7 +378,7 @@ class StaticFullBandit(Algorithm):
         """The variance bound and leverage of ``confidence="bernstein"`` for the check now being made.
 
         Computed once per check from the data told so far
-        (:meth:`fullbandit.estimation.StaticDesign.bernstein_terms`, level ``delta / 2`` for
+        (:meth:`fullbandit.linalg.estimation.StaticDesign.bernstein_terms`, level ``delta / 2`` for
         the variance bounds, check index the number of checks made plus one).
 
         Raises
@@ -456,7 +456,7 @@ def _proportions(n: int, arms, allocation: str):
     if allocation == "uniform":
         return arms, np.ones(len(arms))
     if allocation == "xy-optimal":
-        from fullbandit.designs import xy_optimal_allocation
+        from fullbandit.design.xy import xy_optimal_allocation
         weights = xy_optimal_allocation(n, arms)
     else:
         weights = g_optimal_allocation(n, arms)
@@ -473,11 +473,11 @@ def next_check_after(t: int, growth: float, whole_pass: int | None = None) -> in
 
     The schedule depends on ``t``, ``growth`` and the support size only, never on a reward, so the
     rounds at which the rule is checked are fixed before the run starts and the confidence
-    bounds over the checks hold (:func:`fullbandit.estimation.confidence_radius`). With a uniform
+    bounds over the checks hold (:func:`fullbandit.linalg.estimation.confidence_radius`). With a uniform
     allocation, round robin pulls every member equally often at every multiple of the support
     size ``m``: checking there (at most ``m`` pulls, one pass, later than the geometric schedule
     alone) makes ``A_t = q X^T X``, whose factorisation and spectrum the design computes once
-    (:class:`fullbandit.estimation.StaticDesign`), so a check costs ``O(n^2)``.
+    (:class:`fullbandit.linalg.estimation.StaticDesign`), so a check costs ``O(n^2)``.
 
     Examples
     --------

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fullbandit.estimation import LeastSquaresEstimate
+from fullbandit.core.params import Options
 from fullbandit.full.static import DEFAULT_BUDGET, STATIC_CONSTRAINTS, StaticFullBandit
 from fullbandit.full.swap_bounds import (
     graded_bound,
@@ -13,8 +13,8 @@ from fullbandit.full.swap_bounds import (
     n_swap_directions,
     pair_bound,
 )
-from fullbandit.params import Options
-from fullbandit.problem import TopK
+from fullbandit.linalg.estimation import LeastSquaresEstimate
+from fullbandit.problems.classes import TopK
 
 #: Which bounds the statistic takes the minimum of (each with its share of ``delta``).
 RULES = ("all", "pair", "graded")
@@ -66,7 +66,7 @@ class SwapBound(StaticFullBandit):
     support : {"swap-optimal", "auto", "cyclic", "random"} or sequence of super-arms
         As in :class:`fullbandit.full.static.StaticFullBandit`, but ``"swap-optimal"`` by
         default: a random support whose uniform design's largest swap variance is within
-        10% of the best any design can have (:func:`fullbandit.allocation.make_support`),
+        10% of the best any design can have (:func:`fullbandit.design.allocation.make_support`),
         which is what every bound of this rule is made of. On the quiz data
         (``k = 10``, Bernoulli workers, ``epsilon = 0.5``) it needed 1.7 to 1.8 times fewer
         pulls than ``"auto"``'s ``8 n`` members.
@@ -110,6 +110,7 @@ class SwapBound(StaticFullBandit):
     """
 
     name = "swap"
+    summary = 'Issue 9: min of certified gap bounds over swap directions, top-k'
     decision_classes = (TopK,)
     problem: TopK
     parameter_constraints = {**STATIC_CONSTRAINTS, "rules": [Options(RULES)]}

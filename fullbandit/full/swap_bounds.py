@@ -11,7 +11,7 @@ Exhaustive, ``C(n, k)^2 / 2``) or single arms (ICB, ``n``).
 The confidence event
 --------------------
 With a static design (the pulls never depend on a reward, and the data of a check are the
-first pulls handed out: :meth:`fullbandit.base.Algorithm.tell` records observations in
+first pulls handed out: :meth:`fullbandit.core.algorithm.Algorithm.tell` records observations in
 handing-out order whatever order they are told in, so which pulls a check reads cannot
 depend on their rewards) the least-squares error along a *fixed* direction ``y`` is
 sub-Gaussian with variance proxy ``R^2 ||y||^2_{A_t^-1}``, so for a
@@ -21,7 +21,7 @@ fixed finite set ``Y`` of directions and a level ``delta``,
     for all ``y`` in ``Y`` and all ``t >= 1``
 
 holds with probability at least ``1 - delta``, where ``C_t(Y, delta)`` is
-:func:`fullbandit.estimation.confidence_radius` with ``n_directions = |Y|`` (Soare, Lazaric,
+:func:`fullbandit.linalg.estimation.confidence_radius` with ``n_directions = |Y|`` (Soare, Lazaric,
 Munos 2014, Proposition 1; Kuroki et al. 2020, Proposition 1). ``Y`` must not depend on the
 data. ``M_hat`` does, so a union "over the directions from ``M_hat``" must in fact be over
 the directions from *every* super-arm that could be ``M_hat``. The bound is two-sided, so
@@ -143,7 +143,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.optimize import linear_sum_assignment
 
-from fullbandit.spectrum import centred_lambda_max
+from fullbandit.linalg.spectrum import centred_lambda_max
 
 
 class PairBound(NamedTuple):

@@ -1,6 +1,6 @@
 """Algorithms for per-arm (semi-bandit) feedback: every member's reward is seen.
 
-The registry of every algorithm, with its tags, is :mod:`fullbandit.registry`.
+The registry of every algorithm, with its tags, is :mod:`fullbandit.core.registry`.
 """
 
 from fullbandit.semi.adaptive_topk import AdaptiveTopK, AdaptiveTopKBudget, exchange_level, hardness
@@ -11,6 +11,10 @@ from fullbandit.semi.optmai import OptMAI
 from fullbandit.semi.sar import NSAR, SAR, Uniform
 from fullbandit.semi.thresholding import APT, LSA, UCBE, OptKG, ThresholdUniform, threshold_hardness
 
-__all__ = ["APT", "ATLUCB", "CLUCB", "LSA", "LUCB", "NSAR", "UCBE", "AdaptiveTopK", "AdaptiveTopKBudget", "OptKG",
+#: The registered per-arm algorithms (:data:`fullbandit.core.registry.BUILTIN` loads them by name).
+ALGORITHMS = (Uniform, SAR, NSAR, OptMAI, AdaptiveTopK, AdaptiveTopKBudget, LUCB, CLUCB, LSA, APT, UCBE, OptKG,
+              ThresholdUniform, ATLUCB)
+
+__all__ = ["ALGORITHMS", "APT", "ATLUCB", "CLUCB", "LSA", "LUCB", "NSAR", "UCBE", "AdaptiveTopK", "AdaptiveTopKBudget", "OptKG",
            "OptMAI", "PerArmRounds", "SAR", "ThresholdUniform", "Uniform", "exchange_level", "hardness",
            "threshold_hardness"]

@@ -2,8 +2,10 @@
 
 The problem is the epsilon-top-K arms problem with per-arm (semi-bandit) samples: return
 ``K`` arms whose *aggregate regret* ``(1/K) (sum of the K best means - sum of the chosen
-means)`` (:func:`fullbandit.metrics.aggregate_regret`) is at most ``epsilon``, with
-probability at least ``1 - delta``.
+means)`` (:func:`fullbandit.analysis.metrics.aggregate_regret`) is at most the paper's
+``epsilon``, with probability at least ``1 - delta``. The class :class:`AdaptiveTopK` takes, like
+every algorithm of the toolkit, ``epsilon`` on the team's sum (``K`` times the paper's); the
+functions :func:`exchange_level` and :func:`hardness` keep the paper's scale.
 
 Reference
 ---------
@@ -20,11 +22,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from fullbandit._validation import InvalidParameterError, check_vector
-from fullbandit.base import StoppingCheck
-from fullbandit.params import SEED, Interval
-from fullbandit.problem import TopK
+from fullbandit.core.algorithm import StoppingCheck
+from fullbandit.core.params import SEED, Interval
+from fullbandit.problems.classes import TopK
 from fullbandit.semi.base import PerArmRounds
+from fullbandit.util.validation import InvalidParameterError, check_vector
 
 #: The default cap on single-arm samples (the budget only caps a fixed-confidence run).
 DEFAULT_BUDGET = 10_000_000
@@ -131,8 +133,8 @@ class AdaptiveTopK(PerArmRounds):
     ``D_i = max(mu_i - a, b - mu_i)`` (equation (7)), it repeats: the arm ``x`` of largest
     ``D_x`` is accepted (into ``A``) if ``mu_x > a`` and rejected (into ``B``) otherwise and
     leaves ``S_r``, while ``D_x > 2 * 2^-r`` (``a``, ``b`` and ``D`` recomputed after each
-    decision). The run stops after round ``r`` when ``2 * 2^-r (K - |A|) <= epsilon K``
-    (the outer loop's condition) and answers ``A`` plus the ``K - |A|`` arms of ``S`` with
+    decision). The run stops after round ``r`` when ``2 * 2^-r (K - |A|) <= epsilon``
+    (the outer loop's condition, with the paper's ``epsilon K`` written ``epsilon``: see below) and answers ``A`` plus the ``K - |A|`` arms of ``S`` with
     the largest empirical means (line 16).
 
     Guarantee (``certified``): Theorem 4 of the paper. On the event ``E`` that every arm
@@ -162,12 +164,12 @@ class AdaptiveTopK(PerArmRounds):
     * **No (m+1)-th arm.** When ``|S_r| = K - |A|`` (every other arm rejected) ``a`` is
       undefined; the remaining arms are accepted (on ``E`` they are exactly the top-K arms
       not yet in ``A``, and line 16 would choose them all).
-    * **Scale of the reports.** ``epsilon`` is the paper's (a bound on the aggregate
-      regret), but a :class:`fullbandit.base.StoppingCheck` bounds ``theta(M*) -
-      theta(answer)``, ``K`` times the aggregate regret: the checks and results report
-      ``gap_bound = 2 * 2^-r (K - |A|)`` and ``epsilon * K`` (the ``details`` hold both on
-      the paper's scale: ``regret_bound`` and ``regret_epsilon``). So ``fullbandit.run``'s
-      ``epsilon_optimal`` is exactly "aggregate regret <= epsilon".
+    * **Scale of epsilon.** The paper's ``epsilon`` bounds the aggregate regret, an average over
+      the ``K`` members; here, as for every algorithm of the toolkit, ``epsilon`` bounds the
+      team's *sum* ``theta(M*) - theta(answer)``, which is ``K`` times the aggregate regret. So
+      the paper's ``epsilon_paper`` is ``epsilon = K epsilon_paper`` here, the checks report
+      ``gap_bound = 2 * 2^-r (K - |A|)`` against ``epsilon``, and the ``details`` hold both on
+      the paper's scale (``regret_bound``, ``regret_epsilon = epsilon / K``).
     * **Budget.** ``budget`` caps the single-arm samples; a run that reaches it stops with
       ``"budget exhausted"`` and no claim, answering ``A`` plus the best empirical arms of
       ``S``. Only the end of a complete round is a check: in mid-round the gap bound is
@@ -180,8 +182,8 @@ class AdaptiveTopK(PerArmRounds):
     problem : TopK
         ``n`` arms, choose ``K``.
     epsilon : float
-        Tolerance of the aggregate regret (``>= 0``; ``0`` stops only when ``K`` arms are
-        accepted).
+        Tolerance on the team's summed mean, ``K`` times the paper's aggregate regret (``>= 0``;
+        ``0`` stops only when ``K`` arms are accepted).
     delta : float
         Error probability, in ``(0, 1)``.
     noise_scale : float, optional
@@ -197,15 +199,14 @@ class AdaptiveTopK(PerArmRounds):
     >>> import fullbandit as fb
     >>> from fullbandit.semi import AdaptiveTopK
     >>> environment = fb.GaussianArms([0.9, 0.8, 0.75, 0.3, 0.2, 0.1], sigma=0.5, feedback="semi", seed=1)
-    >>> result = fb.run(AdaptiveTopK(fb.TopK(6, 3), epsilon=0.05, delta=0.05), environment, progress=False)
+    >>> result = fb.run(AdaptiveTopK(fb.TopK(6, 3), epsilon=0.15, delta=0.05), environment, progress=False)
     >>> result.answer, result.certified, result.epsilon_optimal
     ((0, 1, 2), True, True)
     """
 
     name: ClassVar[str] = "adaptive-topk"
+    summary = 'Chen et al. 2017, Algorithm 1: per-arm rounds of accuracy 2^-r, accept/reject by empirical gap'
     setting: ClassVar[str] = "fixed-confidence"
-    #: ``epsilon`` is the aggregate regret (an average over the K members), not the sum gap.
-    epsilon_per_member: ClassVar[bool] = True
     parameter_constraints: ClassVar[dict] = {
         "epsilon": [Interval(float, 0, None)],
         "delta": [Interval(float, 0, 1, closed="neither")],
@@ -225,7 +226,7 @@ class AdaptiveTopK(PerArmRounds):
 
     # --- configuration ------------------------------------------------------------------------
     def _epsilon(self) -> float:
-        """The tolerance of the aggregate regret (the fixed-budget conversion has none: 0)."""
+        """The tolerance on the team's sum (the fixed-budget conversion has none: 0)."""
         return float(self.epsilon)
 
     def _scale(self) -> float:
@@ -322,9 +323,9 @@ class AdaptiveTopK(PerArmRounds):
             bound = math.inf
         answer = None if self._told == 0 else self._answer(accepted, undecided)
         details = {"round": self.round, "accepted": len(accepted), "rejected": len(rejected),
-                   "undecided": int(undecided.sum()), "regret_bound": bound / k, "regret_epsilon": epsilon,
+                   "undecided": int(undecided.sum()), "regret_bound": bound / k, "regret_epsilon": epsilon / k,
                    "noise_scale": self._scale(), "delta": self.delta}
-        return StoppingCheck(self._told, bound, epsilon * k, answer, self.guarantee == "certified", details)
+        return StoppingCheck(self._told, bound, epsilon, answer, self.guarantee == "certified", details)
 
     def _after_check(self, check: StoppingCheck) -> None:
         if self._round_complete:  # commit the decisions the check was evaluated with
@@ -390,6 +391,7 @@ class AdaptiveTopKBudget(AdaptiveTopK):
     """
 
     name: ClassVar[str] = "adaptive-topk-budget"
+    summary = 'Chen et al. 2017, section 3: Algorithm 1 without its outer loop, to a fixed budget'
     setting: ClassVar[str] = "fixed-budget"
     parameter_constraints: ClassVar[dict] = {
         "delta": [Interval(float, 0, 1, closed="neither")],

@@ -30,7 +30,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from fullbandit.params import SEED, Interval
+from fullbandit.core.params import SEED, Interval
 from fullbandit.semi.accept_reject import top_k_mask
 from fullbandit.semi.base import empirical_means
 from fullbandit.semi.lucb import LUCB1_K1
@@ -175,6 +175,8 @@ class ATLUCB(SequentialPerArm):
     """
 
     name = "at-lucb"
+    summary = ("Jun and Nowak 2016, AT-LUCB: LUCB1's critical arms at a stage-wise confidence delta1 "
+               'alpha^(s-1), anytime top-k (run to a budget)')
     anytime: ClassVar[bool] = True  # the budget only ends the run
     parameter_constraints: ClassVar[dict[str, list]] = CONSTRAINTS
 

@@ -4,10 +4,10 @@ The algorithms of the semi-bandit papers (OptMAI, AdaptiveTopK, SAR, Uniform, LU
 sample single arms and decide between *rounds*: a round asks for ``m_i`` samples of each
 arm ``i``, and only once all of them are told does the algorithm look at the data and
 plan the next one. :class:`PerArmRounds` hands a round out in batches (one
-:class:`fullbandit.base.Pull` for all the arms that need the same number of samples, told
+:class:`fullbandit.core.algorithm.Pull` for all the arms that need the same number of samples, told
 with each member's summed reward, so a simulated round costs one vectorised draw), keeps
 the samples and reward sums per arm. Every unit of the
-budget is one single-arm sample (:meth:`fullbandit.base.Algorithm.cost`).
+budget is one single-arm sample (:meth:`fullbandit.core.algorithm.Algorithm.cost`).
 
 A subclass provides :meth:`PerArmRounds._plan_round` (samples per arm for the next round,
 from the data so far) and :meth:`PerArmRounds._evaluate` (the answer).
@@ -20,10 +20,10 @@ from typing import ClassVar
 
 import numpy as np
 
-from fullbandit._validation import check_budget_floor
-from fullbandit.base import Algorithm, ProtocolError
-from fullbandit.params import SEED, Interval
-from fullbandit.problem import TopK
+from fullbandit.core.algorithm import Algorithm, ProtocolError
+from fullbandit.core.params import SEED, Interval
+from fullbandit.problems.classes import TopK
+from fullbandit.util.validation import check_budget_floor
 
 #: The parameters every fixed-budget per-arm algorithm has.
 FIXED_BUDGET_CONSTRAINTS: dict[str, list] = {"budget": [Interval(int, 1, None)], "seed": [SEED]}
@@ -53,8 +53,8 @@ class PerArmRounds(Algorithm):
 
     >>> import numpy as np
     >>> import fullbandit as fb
-    >>> from fullbandit.base import StoppingCheck
-    >>> from fullbandit.params import SEED, Interval
+    >>> from fullbandit.core.algorithm import StoppingCheck
+    >>> from fullbandit.core.params import SEED, Interval
     >>> from fullbandit.semi.base import PerArmRounds
     >>> class TwoEach(PerArmRounds):
     ...     setting = "fixed-budget"

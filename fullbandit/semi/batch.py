@@ -8,7 +8,7 @@ each run chose this step) or the summed rewards of given numbers of samples per 
 arm (``sample_sums``: a round of a round-based algorithm). Draws come from the generator
 passed in, so a batched simulation is reproducible from its seed.
 
-Each law matches its environment (:mod:`fullbandit.environments`): Bernoulli arms
+Each law matches its environment (:mod:`fullbandit.environments.models`): Bernoulli arms
 (:class:`fullbandit.BernoulliTeam`), Gaussian arms (:class:`fullbandit.GaussianArms`) and
 categorical arms with a finite support (``support`` values with per-arm ``probabilities``).
 :func:`batch_arms` picks the sampler for an environment.
@@ -30,7 +30,7 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
-from fullbandit._validation import InvalidParameterError, check_vector
+from fullbandit.util.validation import InvalidParameterError, check_vector
 
 
 class BatchArms(ABC):
@@ -165,7 +165,7 @@ def batch_arms(environment) -> BatchArms:
     >>> type(batch_arms(fb.BernoulliTeam([0.2, 0.7], feedback="semi"))).__name__
     'BernoulliBatch'
     """
-    from fullbandit.environments import BernoulliTeam, GaussianArms
+    from fullbandit.environments.models import BernoulliTeam, GaussianArms
     if isinstance(environment, BatchArms):
         return environment
     if isinstance(environment, BernoulliTeam):

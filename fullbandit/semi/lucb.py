@@ -14,7 +14,7 @@ Both sample one or two single arms per round, chosen from per-arm confidence int
 
 Both report, as every algorithm of the toolkit does, a ``gap_bound`` that bounds the *sum*
 gap ``theta(top-k) - theta(answer)`` from above on their confidence event, and stop when
-it is at most ``epsilon``. (The aggregate regret of :func:`fullbandit.metrics.aggregate_regret`
+it is at most ``epsilon``. (The aggregate regret of :func:`fullbandit.analysis.metrics.aggregate_regret`
 is that sum gap divided by ``k``: to ask for aggregate regret at most ``eps``, pass
 ``epsilon = k * eps``.)
 
@@ -34,11 +34,11 @@ from typing import ClassVar
 
 import numpy as np
 
-from fullbandit._validation import InvalidParameterError
-from fullbandit.base import StoppingCheck
-from fullbandit.params import SEED, Interval
-from fullbandit.priors import PriorObservations, check_prior_noise
+from fullbandit.core.algorithm import StoppingCheck
+from fullbandit.core.params import SEED, Interval
+from fullbandit.core.priors import PriorObservations, check_prior_noise
 from fullbandit.semi.base import PerArmRounds
+from fullbandit.util.validation import InvalidParameterError
 
 #: Budget cap (single-arm samples) when none is given.
 DEFAULT_BUDGET = 10_000_000
@@ -200,7 +200,7 @@ class LUCB(_ConfidenceRounds):
     stage index, which the union bound still covers since no arm has more than ``t`` samples.
     The per-arm bounds are over each arm's samples in the order they were handed out, which
     is the order they are recorded whatever order they are told in
-    (:meth:`fullbandit.base.Algorithm.tell`): an arm's recorded samples are never a subset
+    (:meth:`fullbandit.core.algorithm.Algorithm.tell`): an arm's recorded samples are never a subset
     chosen by their values.
 
     References
@@ -225,6 +225,8 @@ class LUCB(_ConfidenceRounds):
     """
 
     name = "lucb"
+    summary = ('Kalyanakrishnan et al. 2012, LUCB1: per-arm samples of the two critical arms, top-k (tolerance '
+               'on the sum split over min(k, n-k) swaps)')
 
     def radius(self, samples, stage: int) -> np.ndarray:
         """LUCB1's ``beta(u, t)`` for sample counts ``samples`` at stage ``t`` (``R``-sub-Gaussian).
@@ -358,6 +360,8 @@ class CLUCB(_ConfidenceRounds):
     """
 
     name = "clucb-pac"
+    summary = ('Chen et al. 2014, CLUCB-PAC for top-k: per-arm samples where the optimistic top-k differs, '
+               'sum-gap tolerance')
 
     def radius(self, samples, total: int) -> np.ndarray:
         """CLUCB's ``rad_t(i)`` for sample counts ``samples`` after ``t = total`` samples.

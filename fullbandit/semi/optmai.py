@@ -13,8 +13,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from fullbandit.base import StoppingCheck
-from fullbandit.params import SEED, Instance, Interval
+from fullbandit.core.algorithm import StoppingCheck
+from fullbandit.core.params import SEED, Instance, Interval
 from fullbandit.semi.base import PerArmRounds
 
 #: The ratio of consecutive round budgets in Algorithm 1: ``e^0.2 * 3/4`` (about 0.916).
@@ -69,7 +69,7 @@ class OptMAI(PerArmRounds):
     remove arms by decreasing gap until a quarter is gone or ``K`` arms are accepted: a
     removed arm among the ``K'`` largest means is accepted into ``T``, any other is
     discarded. The answer is ``T``. The aim is a small aggregate regret
-    (:func:`fullbandit.metrics.aggregate_regret`): Theorem 4.3 gives
+    (:func:`fullbandit.analysis.metrics.aggregate_regret`): Theorem 4.3 gives
     ``O(sqrt(n/Q (1 + ln(1/delta)/K)))`` with probability ``1 - delta``, and at most
     ``O(Q / n^0.3)`` samples of any one arm.
 
@@ -153,6 +153,8 @@ class OptMAI(PerArmRounds):
     """
 
     name: ClassVar[str] = "optmai"
+    summary = ('Zhou, Chen, Li 2014, Algorithms 1-3: Quartile-Elimination then Accept-Reject rounds, fixed '
+               'budget of samples, semi-bandit')
     setting: ClassVar[str] = "fixed-budget"
     parameter_constraints: ClassVar[dict[str, list]] = {
         "budget": [Interval(int, 1, None)], "beta": [Interval(float, 0.75, 1, closed="neither")],

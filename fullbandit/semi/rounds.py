@@ -34,11 +34,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fullbandit._validation import InvalidParameterError, as_generator
 from fullbandit.semi.accept_reject import phase_plan, sar_decisions, top_k_mask
 from fullbandit.semi.base import empirical_means
 from fullbandit.semi.batch import BatchArms
 from fullbandit.semi.sar import NSAR, Uniform
+from fullbandit.util.validation import InvalidParameterError, as_generator
 
 
 @dataclass(frozen=True)

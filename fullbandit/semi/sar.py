@@ -14,8 +14,8 @@ from typing import ClassVar
 
 import numpy as np
 
-from fullbandit.base import StoppingCheck
-from fullbandit.params import Interval
+from fullbandit.core.algorithm import StoppingCheck
+from fullbandit.core.params import Interval
 from fullbandit.semi.accept_reject import nsar_phase_lengths, phase_plan, sar_decisions, top_k_mask
 from fullbandit.semi.base import FIXED_BUDGET_CONSTRAINTS, PerArmRounds
 
@@ -69,6 +69,7 @@ class Uniform(_FixedBudgetTopK):
     """
 
     name = "uniform"
+    summary = 'Per-arm baseline: the budget split evenly over the arms, then the empirical top-k (fixed budget)'
 
     def __init__(self, problem, *, budget: int = 10_000, seed=None):
         self.problem = problem
@@ -118,7 +119,7 @@ class NSAR(_FixedBudgetTopK):
     same code with ``p`` fixed to 1); ``p < 1`` spends more in the early rounds (many
     competitive arms), ``p > 1`` in the late ones (a few competitive arms). Proposition 2
     bounds the misidentification probability by ``2 n^2 exp(-(T - n) / (8 C_p H^(M)(p)))``
-    (:func:`fullbandit.semi.hardness.hardness_hp`).
+    (:func:`fullbandit.semi.difficulty.hardness_hp`).
 
     Choices the paper leaves open (SAR's, kept for every ``p``): ties in the sort go to the
     lower arm index, and among equal largest gaps the lowest-ranked arm leaves (with few
@@ -162,6 +163,8 @@ class NSAR(_FixedBudgetTopK):
     """
 
     name = "nsar"
+    summary = ('Shahrampour and Tarokh, Fig. 1: SAR with round lengths ~ (T - n) / (C_p (n - r + 1)^p), p in '
+               '(0, 2] (per-arm, fixed budget)')
     parameter_constraints: ClassVar[dict[str, list]] = {
         **FIXED_BUDGET_CONSTRAINTS, "p": [Interval(float, 0, 2, closed="right")]}
 
@@ -291,6 +294,7 @@ class SAR(NSAR):
     """
 
     name = "sar"
+    summary = 'Bubeck, Wang, Viswanathan 2013, Algorithm 3: successive accepts and rejects (per-arm, fixed budget)'
     parameter_constraints: ClassVar[dict[str, list]] = FIXED_BUDGET_CONSTRAINTS
 
     def __init__(self, problem, *, budget: int = 10_000, seed=None):  # no p: SAR is NSAR with p = 1

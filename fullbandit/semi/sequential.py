@@ -14,7 +14,7 @@ code whose rows are independent runs:
 * ``_decide(counts, sums, state)``: each run's answer as a ``(runs, n)`` mask (the arms
   declared above the threshold, or chosen for the top-m).
 
-The ask/tell algorithm (:class:`fullbandit.base.Algorithm` through
+The ask/tell algorithm (:class:`fullbandit.core.algorithm.Algorithm` through
 :class:`fullbandit.semi.PerArmRounds`, one sample per round) calls these with one row;
 :func:`simulate` calls the *same methods* with ``runs`` rows, drawing every run's reward
 for the step in one vectorised draw (:mod:`fullbandit.semi.batch`), so the papers' figures
@@ -61,10 +61,10 @@ from typing import ClassVar
 import numpy as np
 from tqdm.auto import tqdm
 
-from fullbandit._validation import InvalidParameterError, as_generator
-from fullbandit.base import StoppingCheck
+from fullbandit.core.algorithm import StoppingCheck
 from fullbandit.semi.base import FIXED_BUDGET_CONSTRAINTS, PerArmRounds
 from fullbandit.semi.batch import BatchArms
+from fullbandit.util.validation import InvalidParameterError, as_generator
 
 
 def lowest_argmin(values: np.ndarray) -> np.ndarray:
@@ -179,7 +179,7 @@ def simulate(algorithm: SequentialPerArm, arms: BatchArms, *, runs: int, checkpo
     ----------
     algorithm : SequentialPerArm
         Its parameters (validated here) fix the policy; it is not driven itself (a fresh
-        copy, :meth:`fullbandit.base.Algorithm.clone`, is set up with the sampler's noise scale).
+        copy, :meth:`fullbandit.core.algorithm.Algorithm.clone`, is set up with the sampler's noise scale).
     arms : BatchArms
         The reward law (:func:`fullbandit.semi.batch.batch_arms` converts an environment).
     runs : int

@@ -35,11 +35,11 @@ from typing import ClassVar
 import numpy as np
 from scipy.special import betainc, betaln
 
-from fullbandit._validation import check_real, check_vector
-from fullbandit.params import Interval
-from fullbandit.problem import Thresholding
+from fullbandit.core.params import Interval
+from fullbandit.problems.classes import Thresholding
 from fullbandit.semi.base import FIXED_BUDGET_CONSTRAINTS, empirical_means
 from fullbandit.semi.sequential import SequentialPerArm, lowest_argmin
+from fullbandit.util.validation import check_real, check_vector
 
 #: Default budget: enough for the conformance instances, small enough for quick runs.
 DEFAULT_BUDGET = 1000
@@ -145,6 +145,8 @@ class LSA(_ThresholdPolicy):
     """
 
     name = "lsa"
+    summary = ('Tao et al. 2019, Algorithm 1: thresholding, argmin alpha T_i Delta_i^2 + 0.5 ln T_i (per-arm, '
+               'anytime, fixed budget)')
     parameter_constraints: ClassVar[dict[str, list]] = {
         "alpha": [Interval(float, 0, None, closed="neither")], **FIXED_BUDGET_CONSTRAINTS}
 
@@ -194,6 +196,8 @@ class APT(_ThresholdPolicy):
     """
 
     name = "apt"
+    summary = ('Locatelli et al. 2016, Algorithm 1: thresholding, argmin sqrt(T_i) (Delta_i + epsilon) '
+               '(per-arm, anytime, fixed budget)')
     parameter_constraints: ClassVar[dict[str, list]] = {
         "epsilon": [Interval(float, 0, None)], **FIXED_BUDGET_CONSTRAINTS}
 
@@ -256,6 +260,8 @@ class UCBE(_ThresholdPolicy):
     """
 
     name = "ucbe"
+    summary = ('Audibert & Bubeck 2010 UCB-E for thresholding (Tao et al. 2019, sec. 5): argmin Delta_i - '
+               'sqrt(a / T_i), a = 4^b (T - K) / H')
     anytime: ClassVar[bool] = False
     parameter_constraints: ClassVar[dict[str, list]] = {
         "b": [Interval(float, None, None)], "hardness": [None, Interval(float, 0, None, closed="neither")],
@@ -330,6 +336,8 @@ class OptKG(_ThresholdPolicy):
     """
 
     name = "opt-kg"
+    summary = ('Chen, Lin, Zhou 2015: optimistic knowledge gradient on Beta posteriors, thresholding (per-arm, '
+               'anytime, fixed budget)')
     parameter_constraints: ClassVar[dict[str, list]] = {
         "a": [Interval(float, 0, None, closed="neither")], "b": [Interval(float, 0, None, closed="neither")],
         **FIXED_BUDGET_CONSTRAINTS}
@@ -417,6 +425,7 @@ class ThresholdUniform(_ThresholdPolicy):
     """
 
     name = "threshold-uniform"
+    summary = 'Tao et al. 2019, sec. 5 Uniform: round robin, then the empirical classification'
     parameter_constraints: ClassVar[dict[str, list]] = FIXED_BUDGET_CONSTRAINTS
 
     def __init__(self, problem, *, budget: int = DEFAULT_BUDGET, seed=None):

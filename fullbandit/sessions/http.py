@@ -73,11 +73,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from fullbandit._validation import InvalidParameterError
-from fullbandit.base import ProtocolError
+from fullbandit.core.algorithm import ProtocolError
 from fullbandit.sessions import store as store_module
 from fullbandit.sessions.session import Session, _apply, _build
-from fullbandit.state import StateError
+from fullbandit.util.state import StateError
+from fullbandit.util.validation import InvalidParameterError
 
 #: The largest request body read, in bytes (a body is a few numbers).
 MAX_BODY = 1 << 20

@@ -5,9 +5,9 @@ event under SQLite's write lock, applies the new ask or tell to that state *firs
 only then appends the row in the same transaction: a call the algorithm refuses leaves no
 trace, and two processes never build on the same stale state.
 
-The journal holds what a saved run's record holds (:mod:`fullbandit.journal`): the registry
+The journal holds what a saved run's record holds (:mod:`fullbandit.core.journal`): the registry
 name, parameters and seed (``meta``), then every ask and tell, replayed through the same
-functions (:func:`fullbandit.journal.replay_ask`, :func:`~fullbandit.journal.replay_tell`).
+functions (:func:`fullbandit.core.journal.replay_ask`, :func:`~fullbandit.core.journal.replay_tell`).
 No copy of the algorithm's working state is kept: a process that opens the store builds the
 algorithm and replays the journal, so every process computes the same run bit for bit.
 
@@ -34,7 +34,7 @@ Examples
 >>> session.record(first.id, 0.4)
 Traceback (most recent call last):
 ...
-fullbandit.base.ProtocolError: pull=0 is already recorded
+fullbandit.core.algorithm.ProtocolError: pull=0 is already recorded
 >>> session.close()
 """
 
@@ -53,16 +53,16 @@ from typing import Any
 
 import numpy as np
 
-from fullbandit import registry
-from fullbandit._validation import InvalidParameterError, check_reward_range
-from fullbandit.base import Algorithm, ProtocolError, Pull
+from fullbandit.core import registry
+from fullbandit.core.algorithm import Algorithm, ProtocolError, Pull
+from fullbandit.core.journal import replay_ask, replay_tell
+from fullbandit.core.priors import PriorObservations
+from fullbandit.core.result import STOPPING_RULE
 from fullbandit.full.static import RANGE_TOLERANCE
-from fullbandit.journal import replay_ask, replay_tell
-from fullbandit.priors import PriorObservations
-from fullbandit.problem import TopK, decision_class_from_dict
-from fullbandit.result import STOPPING_RULE
+from fullbandit.problems.classes import TopK, decision_class_from_dict
 from fullbandit.sessions import store
-from fullbandit.state import StateError
+from fullbandit.util.state import StateError
+from fullbandit.util.validation import InvalidParameterError, check_reward_range
 
 #: The most pulls one ``next`` hands out (a guard against a typo such as ``--count 1000000``).
 MAX_COUNT = 10_000
@@ -104,10 +104,10 @@ class Session:
         seed : int, optional
             Seed of the algorithm; drawn at random (and stored) when ``None``, since the
             journal is replayed from it.
-        prior : fullbandit.priors.PriorObservations, optional
+        prior : fullbandit.core.priors.PriorObservations, optional
             Earlier real observations of these workers (in the order of ``workers``), stored
             with the session and counted by the algorithm before its first pull (see
-            :mod:`fullbandit.priors`); refused, before the file exists, by an algorithm that
+            :mod:`fullbandit.core.priors`); refused, before the file exists, by an algorithm that
             cannot take them.
         """
         path = Path(path)
@@ -136,7 +136,7 @@ class Session:
                                (offered_range[1] - offered_range[0]) / 2}}
         if prior is not None:
             if not isinstance(prior, PriorObservations):
-                raise TypeError(f"prior must be a fullbandit.priors.PriorObservations, got {type(prior).__name__}")
+                raise TypeError(f"prior must be a fullbandit.core.priors.PriorObservations, got {type(prior).__name__}")
             created["prior"] = prior.to_dict()
         _build(created, path, stored=False)  # validate everything before the file exists
         store.create(path, created)

@@ -19,7 +19,7 @@ updated in the same transaction as every append: a journal that does not end exa
 there is refused. (The digests carry no secret: they catch edits, cuts and damage, not a
 forger who recomputes every digest with this code; the replay still refuses a forged
 journal the algorithm would not have produced.) No copy of the algorithm's state is stored:
-every process replays the journal (:mod:`fullbandit.journal`, the record a saved run holds too).
+every process replays the journal (:mod:`fullbandit.core.journal`, the record a saved run holds too).
 
 Version 2 added the meta digest and the head and dropped the snapshot cache; version 1 files are refused, not migrated
 (no version 1 stores were in use outside development).
@@ -36,7 +36,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from fullbandit.state import StateError
+from fullbandit.util.state import StateError
 
 FORMAT = "fullbandit-session"
 SCHEMA_VERSION = 2
