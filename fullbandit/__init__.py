@@ -68,7 +68,17 @@ _MODULES = {"registry": "fullbandit.core.registry", "datasets": "fullbandit.data
             "experiments": "fullbandit.experiments", "sessions": "fullbandit.sessions"}
 _HOMES = {name: home for home, names in _EXPORTS.items() for name in names}
 
-__all__ = sorted([*_HOMES, *_MODULES, "load", "__version__"])
+__all__ = [
+    "APT", "ATLUCB", "AdaptiveTopK", "AdaptiveTopKBudget", "Algorithm", "AlgorithmSpec", "BernoulliTeam", "CLUCB",
+    "Categorical", "DecisionClass", "Environment", "Exhaustive", "GaussianArms", "GaussianSum", "ICB", "Instance",
+    "Interval", "InvalidParameterError", "LSA", "LUCB", "LowerBound", "NSAR", "OptKG", "OptMAI", "Options",
+    "PartitionMatroid", "PerArmRounds", "PhasedSwap", "PriorObservations", "ProtocolError", "Pull", "Replay",
+    "Result", "SAFOA", "SAQM", "SAR", "SingularDesignError", "SparseReplay", "StateError", "StaticFullBandit",
+    "StopReason", "StoppingCheck", "SwapBound", "ThresholdUniform", "Thresholding", "TopK", "UCBE", "Uniform",
+    "__version__", "check_algorithm", "confidence_radius", "datasets", "experiments", "load", "load_dataset",
+    "load_long", "load_vote_counts", "lower_bound", "plan", "register", "registry", "run", "sessions",
+    "set_blas_threads", "team_environment",
+]
 
 if TYPE_CHECKING:  # what the lazy names are, for type checkers
     from fullbandit import datasets, experiments, sessions

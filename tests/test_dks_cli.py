@@ -5,8 +5,8 @@ from __future__ import annotations
 import networkx as nx
 import pytest
 
-from fullbandit.cli.main import main
 from fullbandit.cli.dks import SHOWN_VERTICES
+from fullbandit.cli.main import main
 from fullbandit.dks import ORACLES, densest_k_subgraph
 from fullbandit.experiments.graphs import make_graph
 

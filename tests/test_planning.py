@@ -1,4 +1,4 @@
-"""``fullbandit plan`` and :func:`fullbandit.analysis.planning.plan`: checked against direct runs, not against themselves."""
+"""``fullbandit plan`` and :func:`fullbandit.analysis.planning.plan`: checked against direct runs, not themselves."""
 
 import json
 

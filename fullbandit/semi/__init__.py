@@ -15,6 +15,7 @@ from fullbandit.semi.thresholding import APT, LSA, UCBE, OptKG, ThresholdUniform
 ALGORITHMS = (Uniform, SAR, NSAR, OptMAI, AdaptiveTopK, AdaptiveTopKBudget, LUCB, CLUCB, LSA, APT, UCBE, OptKG,
               ThresholdUniform, ATLUCB)
 
-__all__ = ["ALGORITHMS", "APT", "ATLUCB", "CLUCB", "LSA", "LUCB", "NSAR", "UCBE", "AdaptiveTopK", "AdaptiveTopKBudget", "OptKG",
+__all__ = ["ALGORITHMS", "APT", "ATLUCB", "CLUCB", "LSA", "LUCB", "NSAR", "UCBE", "AdaptiveTopK", "AdaptiveTopKBudget",
+           "OptKG",
            "OptMAI", "PerArmRounds", "SAR", "ThresholdUniform", "Uniform", "exchange_level", "hardness",
            "threshold_hardness"]

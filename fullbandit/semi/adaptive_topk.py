@@ -134,7 +134,8 @@ class AdaptiveTopK(PerArmRounds):
     ``D_x`` is accepted (into ``A``) if ``mu_x > a`` and rejected (into ``B``) otherwise and
     leaves ``S_r``, while ``D_x > 2 * 2^-r`` (``a``, ``b`` and ``D`` recomputed after each
     decision). The run stops after round ``r`` when ``2 * 2^-r (K - |A|) <= epsilon``
-    (the outer loop's condition, with the paper's ``epsilon K`` written ``epsilon``: see below) and answers ``A`` plus the ``K - |A|`` arms of ``S`` with
+    (the outer loop's condition, with the paper's ``epsilon K`` written ``epsilon``: see below)
+    and answers ``A`` plus the ``K - |A|`` arms of ``S`` with
     the largest empirical means (line 16).
 
     Guarantee (``certified``): Theorem 4 of the paper. On the event ``E`` that every arm

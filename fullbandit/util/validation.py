@@ -133,7 +133,7 @@ def check_reward_range(name: str, value) -> tuple[float, float]:
     >>> check_reward_range("reward_range", (1.0, 0.0))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    fullbandit.util.validation.InvalidParameterError: reward_range=(1.0, 0.0) must be a pair (low, high) of ... low < high
+    fullbandit.util.validation.InvalidParameterError: reward_range=(1.0, 0.0) must be a pair (low, high) ... low < high
     """
     message = f"{name}={value!r} must be a pair (low, high) of finite numbers with low < high"
     if isinstance(value, str | bytes) or not isinstance(value, list | tuple | np.ndarray) or len(value) != 2:
@@ -255,7 +255,7 @@ def read_csv_text(path) -> io.StringIO:
     >>> read_csv_text(path)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    fullbandit.util.validation.InvalidParameterError: ...bad.csv: line 2, column 2: byte 0xe9 is not UTF-8; save the file \
+    fullbandit.util.validation.InvalidParameterError: ...bad.csv: line 2, column 2: byte 0xe9 is not UTF-8; save \
 as UTF-8
     """
     data = Path(path).read_bytes().removeprefix(codecs.BOM_UTF8)
