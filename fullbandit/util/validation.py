@@ -255,7 +255,7 @@ def read_csv_text(path) -> io.StringIO:
     >>> read_csv_text(path)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    fullbandit.util.validation.InvalidParameterError: ...bad.csv: line 2, column 2: byte 0xe9 is not UTF-8; save \
+    fullbandit.util.validation.InvalidParameterError: ...line 2, column 2: byte 0xe9 is not UTF-8; save the file \
 as UTF-8
     """
     data = Path(path).read_bytes().removeprefix(codecs.BOM_UTF8)
