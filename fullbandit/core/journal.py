@@ -19,8 +19,11 @@ Examples
 >>> algorithm = fb.ICB(fb.TopK(4, 2), noise_scale=1.0, seed=3)
 >>> pull = algorithm.ask()
 >>> algorithm.tell(pull, 1.5)
->>> algorithm.journal.calls()
-[('ask', 1), ('tell', 0, [1.5], None)]
+>>> algorithm.journal.to_dict()   # an ask (max_count 1), then a tell of pull 0 with its reward
+{'calls': 'at', 'ints': [1, 0], 'reals': [1.5]}
+
+How many rewards a tell holds (one per pull, per member, or per block) is known to the
+algorithm that replays it, not to the journal, which therefore offers no per-call view.
 """
 
 from __future__ import annotations
@@ -101,24 +104,6 @@ class Journal:
     def abandon(self, pull_id: int, *, blocks: bool = False) -> None:
         self.codes.append(ABANDON_BLOCKS if blocks else ABANDON)
         self.ints.append(pull_id)
-
-    def calls(self) -> list[tuple]:
-        """The calls as readable tuples (for inspection; the values of a tell as a list).
-
-        A tell's values are split from its squares only on replay, where the pull's size is
-        known; here a tell with squares shows all its reals and ``"squares"``.
-        """
-        shown: list[tuple] = []
-        reals = iter(self.reals)
-        for code, value in zip(self.codes, self.ints, strict=True):
-            name = _NAMES[code]
-            if code in (ASK, ASK_BLOCKS, ABANDON, ABANDON_BLOCKS):
-                shown.append((name, value))
-            else:
-                # Without the algorithm the number of reals per tell is unknown: show the next one.
-                shown.append((name, value, [next(reals)], "squares" if code in (TELL_SQUARES,
-                                                                                 TELL_BLOCKS_SQUARES) else None))
-        return shown
 
     def to_dict(self) -> dict:
         return {"calls": self.codes.decode("ascii"), "ints": self.ints.tolist(), "reals": self.reals.tolist()}
