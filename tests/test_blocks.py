@@ -156,7 +156,7 @@ def test_blocks_are_refused_when_malformed_and_a_refused_call_changes_nothing():
                        (list(rewards[:-1]) + ["x"], "real number")):
         with pytest.raises((fb.InvalidParameterError, TypeError), match=error):
             algorithm.tell_blocks(blocks, bad)
-    with pytest.raises(fb.base.ProtocolError, match="not outstanding"):
+    with pytest.raises(fb.ProtocolError, match="not outstanding"):
         algorithm.tell_blocks(first, rewards)
     saved = fb.Algorithm.from_state(algorithm.get_state())  # outstanding blocks are part of the record
     assert saved.outstanding_blocks(blocks.id).arms == blocks.arms

@@ -310,7 +310,7 @@ def test_a_semi_feedback_reward_range_bounds_each_member(tmp_path):
 
 def test_a_pull_s_count_multiplies_the_range(tmp_path):
     session, _ = _ranged(tmp_path)
-    block = fb.base.Pull(0, (0, 1), count=3)  # sessions hand out single pulls; a block sums count rewards
+    block = fb.Pull(0, (0, 1), count=3)  # sessions hand out single pulls; a block sums count rewards
     session._check_range(block, 9.0)
     with pytest.raises(fb.InvalidParameterError, match=r"outside \[0.0, 9.0\], the session's reward range \[0.0, 3.0\] "
                                                        "times the pull's count 3"):
@@ -572,7 +572,7 @@ def test_two_sessions_on_one_store_take_in_each_other_s_records(tmp_path):
     second = Session.open(tmp_path / "s.db")
     for pull in range(40):  # alternate: each one's kept algorithm is one record behind the other's
         (first if pull % 2 else second).record(pull, 0.25 * (pull % 4))
-    with pytest.raises(fb.base.ProtocolError, match="pull=3 is already recorded"):
+    with pytest.raises(fb.ProtocolError, match="pull=3 is already recorded"):
         second.record(3, 1.0)  # recorded by the other session
     expected = _direct(40).ask()
     assert first.next()[0] == expected
