@@ -1,5 +1,8 @@
-"""The lifecycle every algorithm shares: stored parameters, ask/tell with pull handles and
-blocks, stop reasons, the stopping diagnostic, results and versioned atomic state.
+"""The protocol every algorithm shares: stored parameters, the ask/tell/abandon lifecycle with
+pull handles and blocks, stop reasons, the stopping diagnostic and results.
+
+Saving and loading are :mod:`fullbandit.core.persistence` (:class:`Algorithm` inherits them)
+and the checks of told rewards are :mod:`fullbandit.core.rewards`.
 
 An algorithm's constructor only stores its parameters, verbatim, under their own names.
 The first call that needs them (``ask``, ``tell``, ``result``, ``save``, or
@@ -34,38 +37,35 @@ Writing an algorithm: subclass :class:`Algorithm` (or
 ``parameter_constraints``, ``feedback``, ``setting`` and ``decision_classes``, and implement
 the hooks ``_build``, ``_next_pull``, ``_record``, ``_release``, ``_due_for_check`` and
 ``_evaluate``. Its saved state is its record (:mod:`fullbandit.core.journal`): parameters, seed
-and every call, replayed on load, so no algorithm writes state code. Register it in :mod:`fullbandit.core.registry` and
-it is found by the command line, the experiment runner and the conformance suite.
+and every call, replayed on load (:mod:`fullbandit.core.persistence`), so no algorithm writes
+state code. Register it in :mod:`fullbandit.core.registry` and it is found by the command line,
+the experiment runner and the conformance suite.
 """
 
 from __future__ import annotations
 
-import importlib
 import inspect
 import math
 import numbers
 import operator
-import sys
 from abc import ABC, abstractmethod
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Self
 
 import numpy as np
 
-from fullbandit.core.journal import Journal, canonical_digest
+from fullbandit.core.journal import Journal
 from fullbandit.core.params import validate_parameters
+from fullbandit.core.persistence import Persistent, build_header, json_float, seeded_generator
 from fullbandit.core.priors import PriorObservations
 from fullbandit.core.result import BUDGET_EXHAUSTED, RUNNING, STOPPING_RULE, Result, StopReason
-from fullbandit.problems.classes import DecisionClass, SuperArm, decision_class_from_dict
+from fullbandit.core.rewards import check_block_rewards, check_reward, check_square_sum, largest_per_pull
+from fullbandit.problems.classes import DecisionClass, SuperArm
 from fullbandit.util.blas import limited_blas
-from fullbandit.util.state import StateError, StateReader, read_json_object, write_json_atomically
-from fullbandit.util.validation import InvalidParameterError, as_generator, check_reward_range
+from fullbandit.util.validation import InvalidParameterError, check_reward_range
 
-STATE_FORMAT = "fullbandit-state"
-#: Version 5: the file is the run's record (header and journal of calls), replayed on load.
-STATE_VERSION = 5
 FEEDBACK_KINDS = ("full", "semi")
 SETTINGS = ("fixed-confidence", "fixed-budget")
 
@@ -178,12 +178,12 @@ class StoppingCheck:
         return self.gap_bound <= self.epsilon
 
     def to_dict(self) -> dict:
-        return {"pulls": self.pulls, "gap_bound": _json_float(self.gap_bound), "epsilon": self.epsilon,
+        return {"pulls": self.pulls, "gap_bound": json_float(self.gap_bound), "epsilon": self.epsilon,
                 "answer": None if self.answer is None else list(self.answer), "certified": self.certified,
                 "details": self.details}
 
 
-class Algorithm(ABC):
+class Algorithm(Persistent, ABC):
     """Base of every identification algorithm (see the module docstring for the protocol).
 
     Class attributes a subclass declares
@@ -361,7 +361,7 @@ class Algorithm(ABC):
         offered = None if reward_range is None else check_reward_range("reward_range", reward_range)
         self._validate()
         self._offered_reward_range = offered
-        rng, seed_record = _seeded_generator(self.seed)
+        rng, seed_record = seeded_generator(self.seed)
         self._rng = rng
         self._told = 0
         self._next_id = 0
@@ -373,11 +373,8 @@ class Algorithm(ABC):
         self._largest_reward = 0.0
         self._outstanding = 0
         self._journal = Journal()
-        self._header = {"class": _class_path(type(self)),
-                        "parameters": {**_json_params(self.get_params()), "seed": seed_record},
-                        "setup": {"noise_scale": noise_scale,
-                                  "reward_range": None if offered is None else list(offered),
-                                  "prior": None if prior is None else prior.to_dict()}}
+        self._header = build_header(type(self), self.get_params(), seed_record, noise_scale=noise_scale,
+                                    reward_range=offered, prior=prior)
         self._checks = 0
         self._last: StoppingCheck | None = None
         self._stop_reason = RUNNING
@@ -636,8 +633,9 @@ class Algorithm(ABC):
             raise ProtocolError(f"{self.label()} has stopped ({self.stop_reason}); it takes no more rewards")
         pull_id = self._resolve(pull)
         handle, token = self._pending[pull_id]
-        value = self._check_reward(reward, handle)
-        squares = None if sum_of_squares is None else self._check_square_sum(sum_of_squares, value, handle)
+        value = check_reward(self.feedback, reward, handle.arms)
+        squares = None if sum_of_squares is None \
+            else check_square_sum(self.feedback, sum_of_squares, value, handle.arms, handle.count)
         self._check_observation(handle, value, squares)
         del self._pending[pull_id]
         self._forget_arms(handle)
@@ -647,8 +645,7 @@ class Algorithm(ABC):
             self._outstanding -= self.cost(handle)
             self._observe(token, handle.arms, handle.count, value, squares)
             self._told += self.cost(handle)
-            largest = abs(value) if type(value) is float else float(np.max(np.abs(value)))
-            self._largest_reward = max(self._largest_reward, largest / handle.count)
+            self._largest_reward = max(self._largest_reward, largest_per_pull(value, handle.count))
 
         self._held[pull_id] = record
         self._record_in_order()
@@ -719,21 +716,7 @@ class Algorithm(ABC):
         known = self._blocks.get(blocks.id) if isinstance(blocks, PullBlocks) else None
         if known is None or known[0] is not blocks:
             raise ProtocolError(f"blocks={blocks!r} are not outstanding: tell only what ask_blocks() handed out")
-        size = len(blocks.arms)
-        values = _finite_reals("rewards", rewards)
-        if values.shape != (size,):
-            raise InvalidParameterError(f"rewards must hold one number per block ({size}), got shape {values.shape}")
-        squares = None
-        if sums_of_squares is not None:
-            squares = _finite_reals("sums_of_squares", sums_of_squares)
-            if squares.shape != (size,):
-                raise InvalidParameterError(f"sums_of_squares must hold one number per block ({size}), "
-                                            f"got shape {squares.shape}")
-            least = values * values / blocks.counts
-            bad = np.flatnonzero((squares < 0.0) | (squares < least * (1.0 - SQUARES_TOLERANCE)))
-            if bad.size:
-                _check_cauchy_schwarz(f"sums_of_squares[{bad[0]}]", float(squares[bad[0]]), float(values[bad[0]]),
-                                      int(blocks.counts[bad[0]]))
+        values, squares = check_block_rewards(rewards, sums_of_squares, blocks.counts)
         self._check_blocks(blocks, values, squares)
         del self._blocks[blocks.id]
         self._journal.tell(blocks.id, values, squares, blocks=True)
@@ -742,7 +725,7 @@ class Algorithm(ABC):
             self._outstanding -= blocks.pulls
             self._observe_blocks(known[1], blocks.counts, values, squares)
             self._told += blocks.pulls
-            self._largest_reward = max(self._largest_reward, float(np.max(np.abs(values) / blocks.counts)))
+            self._largest_reward = max(self._largest_reward, largest_per_pull(values, blocks.counts))
 
         self._held[blocks.id] = record
         self._record_in_order()
@@ -794,29 +777,6 @@ class Algorithm(ABC):
         if not ids:
             raise ProtocolError(f"super_arm={arms} has no outstanding pull: tell only what ask() handed out")
         return ids[0]
-
-    def _check_reward(self, reward, pull: Pull):
-        if self.feedback == "full":
-            return _finite_real("reward", reward)
-        values = reward if isinstance(reward, list | tuple | np.ndarray) else None
-        if values is None or np.ndim(values) != 1 or len(values) != len(pull.arms):
-            raise InvalidParameterError(
-                f"reward must hold one number per member of {pull.arms} (semi-bandit feedback), got {reward!r}")
-        return _finite_reals("reward", values)
-
-    def _check_square_sum(self, sum_of_squares, reward, pull: Pull):
-        if self.feedback == "full":
-            squares = _finite_real("sum_of_squares", sum_of_squares)
-            _check_cauchy_schwarz("sum_of_squares", squares, reward, pull.count)
-            return squares
-        values = sum_of_squares if isinstance(sum_of_squares, list | tuple | np.ndarray) else None
-        if values is None or np.ndim(values) != 1 or len(values) != len(pull.arms):
-            raise InvalidParameterError(f"sum_of_squares must hold one number per member of {pull.arms} "
-                                        f"(semi-bandit feedback), got {sum_of_squares!r}")
-        member_squares = _finite_reals("sum_of_squares", values)
-        for i, (square, member_reward) in enumerate(zip(member_squares, np.asarray(reward), strict=True)):
-            _check_cauchy_schwarz(f"sum_of_squares[{i}]", float(square), float(member_reward), pull.count)
-        return member_squares
 
     def _check_if_due(self) -> None:
         at_budget = self._told >= self.budget
@@ -910,228 +870,12 @@ class Algorithm(ABC):
                       guarantee=self.guarantee, gap_bound=check.gap_bound, epsilon=check.epsilon,
                       constants=constants, parameters=dict(self._header["parameters"]), checks=self._checks)
 
-    # --- saved state --------------------------------------------------------------------
-    def get_state(self) -> dict:
-        """The run's record (JSON-serialisable): enough to replay it exactly (:mod:`fullbandit.core.journal`).
-
-        ``header`` says how the algorithm was made (class, parameters with the seed that
-        reproduces the run, what :meth:`setup` was offered) and ``journal`` every accepted
-        call since. ``digests`` bind both, and ``summary`` (where the run stands) is a cache
-        that :meth:`from_state` checks against the replay, so an edited file is refused
-        naming the field. Outstanding pulls and blocks are part of the record: after a load
-        they are outstanding again (:meth:`outstanding_pull`).
-        """
-        self.setup()
-        return {"format": STATE_FORMAT, "version": STATE_VERSION, "header": self._header,
-                "journal": self._journal.to_dict(),
-                "digests": {"header": canonical_digest(self._header), "journal": self._journal.digest()},
-                "summary": self._summary_of_record()}
-
-    def _summary_of_record(self) -> dict:
-        last = self._last
-        return {"told": self._told, "checks": self._checks, "stop_reason": str(self._stop_reason),
-                "outstanding": sorted([*self._pending, *self._blocks]), "held": sorted(self._held),
-                "answer": None if last is None or last.answer is None else list(last.answer),
-                "gap_bound": None if last is None else _json_float(last.gap_bound)}
-
-    @classmethod
-    def from_state(cls, state: Mapping, *, source: str = "state") -> Algorithm:
-        """Replay a record from :meth:`get_state`, refusing anything edited or inconsistent.
-
-        The class is found by its module path (importing the module if it is part of
-        fullbandit, so a record loads in a new process). Errors are :class:`StateError`
-        naming ``source`` and the offending field.
-        """
-        reader = StateReader(state, source)
-        if reader.get("format", str) != STATE_FORMAT:
-            raise StateError(f"{source}: not a fullbandit state (format={state.get('format')!r})")
-        version = reader.get("version", int)
-        if version != STATE_VERSION:
-            raise StateError(f"{source}: state version {version} is not the supported version {STATE_VERSION} "
-                             "(a record of the run, replayed on load)")
-        header = reader.get("header", dict)
-        journal = Journal.from_dict(reader.get("journal", dict), source)
-        digests = reader.child("digests")
-        if digests.get("header", str) != canonical_digest(header):
-            raise StateError(f"{source}: field 'header' was changed after it was saved (its digest does not match)")
-        if digests.get("journal", str) != journal.digest():
-            raise StateError(f"{source}: field 'journal' was changed after it was saved (its digest does not match)")
-        algorithm = _build_from_header(cls, StateReader(header, source, "header."))
-        journal.replay(algorithm, source)
-        stored = reader.get("summary", dict)
-        for name, value in algorithm._summary_of_record().items():
-            if stored.get(name) != value:
-                raise StateError(f"{source}: field 'summary.{name}' is {stored.get(name)!r} but replaying the "
-                                 f"journal gives {value!r}: the file was edited")
-        return algorithm
-
-    def save(self, path) -> None:
-        """Write the run's record to ``path`` atomically: a crash leaves the old file or the new one, never half.
-
-        Examples
-        --------
-        >>> import fullbandit as fb, pathlib, tempfile
-        >>> algorithm = fb.ICB(fb.TopK(4, 2), noise_scale=1.0, seed=3)
-        >>> algorithm.tell(algorithm.ask(), 1.5)
-        >>> path = pathlib.Path(tempfile.mkdtemp()) / "campaign.json"
-        >>> algorithm.save(path)
-        >>> resumed = fb.load(path)
-        >>> resumed.n_pulls, resumed.ask() == algorithm.ask()
-        (1, True)
-        """
-        write_json_atomically(path, self.get_state())
-
-    @classmethod
-    def load(cls, path) -> Algorithm:
-        """Replay a record written by :meth:`save` (on this class, or on :class:`Algorithm` for any class)."""
-        return cls.from_state(read_json_object(path), source=str(path))
-
-
-def _build_from_header(cls: type[Algorithm], header: StateReader) -> Algorithm:
-    """The algorithm a record's header describes, set up as it was (before its first call)."""
-    source = header.source
-    target = _class_named(cls, header.get("class", str), source)
-    parameters = dict(header.get("parameters", dict))
-    setup = header.child("setup")
-    try:
-        parameters["problem"] = decision_class_from_dict(parameters.get("problem") or {})
-        parameters["seed"] = _seed_from_record(parameters.get("seed"))
-        algorithm = target(**_params_from_json(target, parameters))
-        algorithm._validate()
-    except (InvalidParameterError, TypeError, KeyError, ValueError) as error:
-        raise StateError(f"{source}: field 'header.parameters': {error}") from None
-    try:
-        prior = setup.get("prior", dict, optional=True)
-        offered_range = setup.get("reward_range", list, optional=True)
-        algorithm.setup(noise_scale=setup.number("noise_scale", optional=True),
-                        reward_range=None if offered_range is None else tuple(offered_range),
-                        prior=None if prior is None else PriorObservations.from_dict(prior))
-    except StateError:
-        raise
-    except (InvalidParameterError, TypeError, KeyError, ValueError) as error:
-        raise StateError(f"{source}: field 'header.setup': {error}") from None
-    return algorithm
-
-
-def _class_path(cls: type) -> str:
-    return f"{cls.__module__}:{cls.__qualname__}"
-
-
-def _class_named(base: type[Algorithm], path: str, source: str) -> type[Algorithm]:
-    """The class at ``module:qualname``, a concrete subclass of ``base``.
-
-    A fullbandit module is imported if need be (a record loads in a new process); another
-    module must already be imported (loading a file never runs code it names).
-    """
-    module_name, _, qualname = path.partition(":")
-    module = sys.modules.get(module_name)
-    if module is None and (module_name == "fullbandit" or module_name.startswith("fullbandit.")):
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError:
-            module = None
-    if module is None:
-        raise StateError(f"{source}: field 'header.class' is {path!r}: module {module_name!r} is not part of "
-                         "fullbandit and is not imported; import the module that defines the algorithm first")
-    target: Any = module
-    for part in qualname.split("."):
-        target = getattr(target, part, None)
-    if target is None:  # a class made in a function or by type(): among the subclasses already made
-        target = next((c for c in _subclasses(base) if _class_path(c) == path), None)
-    if not (isinstance(target, type) and issubclass(target, base) and not inspect.isabstract(target)):
-        raise StateError(f"{source}: field 'header.class' is {path!r}, not {base.__name__} or a concrete subclass")
-    return target
-
-
-def _subclasses(cls: type) -> list[type]:
-    found: list[type] = []
-    pending: list[type] = list(cls.__subclasses__())
-    while pending:
-        candidate = pending.pop()
-        found.append(candidate)
-        pending.extend(candidate.__subclasses__())
-    return found
-
-
-def _seeded_generator(seed) -> tuple[np.random.Generator, Any]:
-    """The generator of ``seed`` and a JSON record that reproduces it (:func:`_seed_from_record`).
-
-    ``None`` draws fresh entropy and records it, so every run can be replayed; a
-    ``SeedSequence`` is recorded by its entropy and spawn key; a ``Generator`` (used as
-    is, as everywhere) by its bit generator's state at setup.
-    """
-    if seed is None:
-        seed = int(np.random.SeedSequence().entropy)  # type: ignore[arg-type]
-    if isinstance(seed, np.random.SeedSequence):
-        record: Any = {"entropy": _json_entropy(seed.entropy), "spawn_key": [int(i) for i in seed.spawn_key],
-                       "pool_size": int(seed.pool_size)}
-    elif isinstance(seed, np.random.Generator):
-        record = {"bit_generator_state": seed.bit_generator.state}
-    else:
-        record = seed
-    return as_generator(seed), (int(record) if isinstance(record, numbers.Integral) else record)
-
-
-def _json_entropy(entropy) -> int | list[int]:
-    return int(entropy) if isinstance(entropy, numbers.Integral) else [int(word) for word in entropy]
-
-
-def _seed_from_record(record):
-    """The seed that :func:`_seeded_generator` recorded as ``record``."""
-    if record is None or isinstance(record, int):
-        return record
-    if isinstance(record, dict) and "entropy" in record:
-        return np.random.SeedSequence(record["entropy"], spawn_key=tuple(record["spawn_key"]),
-                                      pool_size=record["pool_size"])
-    if isinstance(record, dict) and "bit_generator_state" in record:
-        state = record["bit_generator_state"]
-        bit_generator = getattr(np.random, state["bit_generator"])()
-        bit_generator.state = state
-        return np.random.Generator(bit_generator)
-    raise ValueError(f"seed record {record!r} is not an int, a SeedSequence or a generator state")
-
 
 def _check_prior(prior, n: int) -> None:
     if not isinstance(prior, PriorObservations):
         raise TypeError(f"prior must be a fullbandit.core.priors.PriorObservations, got {type(prior).__name__}")
     if prior.n != n:
         raise InvalidParameterError(f"prior observations are of {prior.n} arms but the problem has n={n}")
-
-
-def _finite_real(name: str, value) -> float:
-    if type(value) is float:  # the common case, checked first: a pull's cost is mostly such checks
-        if math.isfinite(value):
-            return value
-        raise InvalidParameterError(f"{name}={value} must be finite")
-    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a real number, got {value!r} ({type(value).__name__})")
-    number = float(value)
-    if not math.isfinite(number):
-        raise InvalidParameterError(f"{name}={number} must be finite")
-    return number
-
-
-#: Relative slack of the Cauchy-Schwarz check of a told sum of squares (rounding of the sums).
-SQUARES_TOLERANCE = 1e-9
-
-
-def _check_cauchy_schwarz(name: str, squares: float, reward: float, count: int) -> None:
-    """``squares >= reward ** 2 / count`` (up to rounding): ``count`` reals summing to ``reward``."""
-    least = reward * reward / count
-    if squares < 0.0 or squares < least * (1.0 - SQUARES_TOLERANCE):
-        raise InvalidParameterError(
-            f"{name}={squares!r} must be at least reward**2 / count = {least!r} (the squares of {count} "
-            f"reward(s) summing to {reward!r}; Cauchy-Schwarz) and non-negative")
-
-
-def _finite_reals(name: str, values) -> np.ndarray:
-    """``values`` as a float array if every entry is a finite real (vectorised: a batch may hold
-    thousands of members); otherwise the error of the first bad entry, named ``name[i]``."""
-    if isinstance(values, np.ndarray) and values.dtype.kind in "fiu" and values.dtype != np.bool_:
-        array = values.astype(float)
-        if np.all(np.isfinite(array)):
-            return array
-    return np.array([_finite_real(f"{name}[{i}]", value) for i, value in enumerate(values)])
 
 
 def _as_arms(arms) -> SuperArm:
@@ -1148,38 +892,6 @@ def _same(a, b) -> bool:
         return bool(a == b) if type(a) is type(b) or b is None or a is None else False
     except (TypeError, ValueError):
         return False
-
-
-def _json_float(value: float):
-    return value if math.isfinite(value) else str(value)
-
-
-def _json_params(params: Mapping) -> dict:
-    """Parameters as JSON values: the decision class as its dict, super-arm lists as lists,
-    a seed that is not an int as ``None`` (the record of a run replaces it by what
-    reproduces it: :func:`_seeded_generator`)."""
-    data: dict[str, Any] = {}
-    for name, value in params.items():
-        if isinstance(value, DecisionClass):
-            data[name] = value.to_dict()
-        elif name == "seed":
-            data[name] = value if isinstance(value, int) and not isinstance(value, bool) else None
-        elif isinstance(value, list | tuple) and not isinstance(value, str):
-            data[name] = [list(item) if isinstance(item, list | tuple) else item for item in value]
-        elif isinstance(value, np.generic):
-            data[name] = value.item()
-        else:
-            data[name] = value
-    return data
-
-
-def _params_from_json(cls: type[Algorithm], parameters: dict) -> dict:
-    names = set(cls.parameter_names())
-    unknown = set(parameters) - names
-    if unknown:
-        raise InvalidParameterError(f"unknown parameter(s) {sorted(unknown)} for {cls.__name__}")
-    return {name: ([tuple(a) for a in value] if isinstance(value, list) and value and isinstance(value[0], list)
-                   else value) for name, value in parameters.items()}
 
 
 Callback = Callable[[StoppingCheck], None]
