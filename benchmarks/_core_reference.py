@@ -24,15 +24,13 @@ import math
 import numpy as np
 
 from fullbandit.core.algorithm import StoppingCheck
-from fullbandit.design.allocation import (
+from fullbandit.design.conditioning import cyclic_condition_number, min_condition_number, optimal_swap_variance
+from fullbandit.design.support import (
     AUTO_CONDITION_FACTOR,
     RANDOM_SUPPORT_FACTOR,
     SUPPORT_ENTRY_CAP,
     SWAP_OPTIMAL_FACTOR,
-    cyclic_condition_number,
     cyclic_windows,
-    min_condition_number,
-    optimal_swap_variance,
 )
 from fullbandit.full.gap_objective import exact_maximum, triangle_bound
 from fullbandit.full.qp import (

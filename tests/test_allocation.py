@@ -1,4 +1,5 @@
-"""Tests for fullbandit.design.allocation: supports, the tracking rule and design conditioning."""
+"""Tests for fullbandit.design.support, .tracking and .conditioning: supports, the tracking rule and design
+conditioning."""
 
 from __future__ import annotations
 
@@ -12,15 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import fullbandit as fb
-from fullbandit.design.allocation import (
-    Tracker,
-    cyclic_condition_number,
-    cyclic_windows,
-    design_condition_number,
-    make_support,
-    min_condition_number,
-    random_support,
-)
+from fullbandit.design.conditioning import cyclic_condition_number, design_condition_number, min_condition_number
+from fullbandit.design.support import cyclic_windows, make_support, random_support
+from fullbandit.design.tracking import Tracker
 from fullbandit.util.validation import InvalidParameterError
 
 
@@ -401,9 +396,11 @@ def test_tracker_negative_counts_raise():
         Tracker([1, 1, 1], counts=[0, -5, 0])
 
 
-def test_module_examples_run():
+@pytest.mark.parametrize("name", ["support", "conditioning", "tracking", "goptimal", "rounding"])
+def test_module_examples_run(name):
     import doctest
+    import importlib
 
-    from fullbandit.design import allocation
-    failures, attempted = doctest.testmod(allocation, verbose=False, report=False)
+    module = importlib.import_module(f"fullbandit.design.{name}")
+    failures, attempted = doctest.testmod(module, verbose=False, report=False)
     assert attempted > 0 and failures == 0

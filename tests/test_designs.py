@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 import fullbandit as fb
-from fullbandit.design.allocation import cyclic_windows, g_optimal_allocation, random_support
+from fullbandit.design.goptimal import g_optimal_allocation
+from fullbandit.design.support import cyclic_windows, random_support
 from fullbandit.design.xy import (
     XY_TOLERANCE,
     swap_variances,

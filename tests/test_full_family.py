@@ -7,12 +7,9 @@ import numpy as np
 import pytest
 
 import fullbandit as fb
-from fullbandit.design.allocation import (
-    efficient_rounding,
-    g_optimal_allocation,
-    kiefer_wolfowitz_variances,
-    random_support,
-)
+from fullbandit.design.goptimal import g_optimal_allocation, kiefer_wolfowitz_variances
+from fullbandit.design.rounding import efficient_rounding
+from fullbandit.design.support import random_support
 from fullbandit.full.gap_objective import exact_maximum, gap_value, triangle_bound
 
 

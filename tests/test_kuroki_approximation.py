@@ -7,7 +7,7 @@ import pickle
 import numpy as np
 import pytest
 
-from fullbandit.design.allocation import Tracker
+from fullbandit.design.tracking import Tracker
 from fullbandit.experiments import run_grid
 from fullbandit.experiments.kuroki_approximation import (
     RATIO_ALGORITHMS,

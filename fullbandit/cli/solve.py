@@ -31,7 +31,7 @@ from fullbandit.datasets.crowd import CrowdDataWarning, CrowdTable, load_long
 from fullbandit.datasets.groups import partition_matroid_from_column
 from fullbandit.datasets.instances import REWARD_MODELS, team_environment
 from fullbandit.datasets.votes import RATINGS, REWARDS, VOTE_MODELS, VoteCounts, load_vote_counts
-from fullbandit.design.allocation import SUPPORT_KINDS
+from fullbandit.design.support import SUPPORT_KINDS
 from fullbandit.dks import ORACLES
 from fullbandit.full.saqm import WIDTH_BOUNDS
 from fullbandit.full.static import ALLOCATIONS

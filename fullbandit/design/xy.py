@@ -264,7 +264,7 @@ def xy_optimal_design(n: int, support, tolerance: float = XY_TOLERANCE, max_roun
     Cyclic windows of five arms: the problem is invariant under the cyclic shift and convex, so
     the uniform design is optimal.
 
-    >>> from fullbandit.design.allocation import cyclic_windows
+    >>> from fullbandit.design.support import cyclic_windows
     >>> from fullbandit.design.xy import xy_objective, xy_optimal_design
     >>> support = cyclic_windows(5, 2)
     >>> design = xy_optimal_design(5, support)
@@ -302,7 +302,7 @@ def xy_optimal_allocation(n: int, support, tolerance: float = XY_TOLERANCE) -> n
 
     Examples
     --------
-    >>> from fullbandit.design.allocation import random_support
+    >>> from fullbandit.design.support import random_support
     >>> from fullbandit.design.xy import xy_objective, xy_optimal_allocation
     >>> support = random_support(8, 3, seed=0)
     >>> weights = xy_optimal_allocation(8, support)

@@ -15,7 +15,7 @@ from xml.etree.ElementTree import ParseError
 import networkx as nx
 import numpy as np
 
-from fullbandit.design.allocation import random_support
+from fullbandit.design.support import random_support
 from fullbandit.dks import check_weight_matrix
 from fullbandit.full.qp import dks_weights
 from fullbandit.util.validation import InvalidParameterError, as_generator, check_choice, check_int, check_real

@@ -11,7 +11,9 @@ import numpy as np
 from fullbandit.core.algorithm import Algorithm, StoppingCheck
 from fullbandit.core.params import SEED, Interval, Options
 from fullbandit.core.priors import PriorObservations, check_prior_noise, round_index
-from fullbandit.design.allocation import Handout, Tracker, make_support, optimal_swap_variance, swap_variance
+from fullbandit.design.conditioning import optimal_swap_variance, swap_variance
+from fullbandit.design.support import make_support
+from fullbandit.design.tracking import Handout, Tracker
 from fullbandit.full.static import DEFAULT_BUDGET, next_check_after
 from fullbandit.full.swap_bounds import (
     graded_bound,

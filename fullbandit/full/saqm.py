@@ -57,7 +57,7 @@ class SAQM(StaticFullBandit):
     Choices the paper leaves open, made here: the stopping rule is checked on a
     geometric schedule rather than every round (same guarantee, at most a factor
     ``1 + check_growth`` more pulls); the default allocation is uniform over the support
-    of :func:`fullbandit.design.allocation.make_support`; the default confidence constant is the
+    of :func:`fullbandit.design.support.make_support`; the default confidence constant is the
     tighter one of :func:`fullbandit.linalg.estimation.confidence_radius`. For ``k = 1`` the CEM
     is solved exactly. Ties in ``theta_hat`` go to the lower arm index.
 

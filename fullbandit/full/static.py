@@ -16,7 +16,9 @@ import numpy as np
 from fullbandit.core.algorithm import Algorithm, StoppingCheck
 from fullbandit.core.params import REWARD_RANGE, SEED, SUPERARMS, Instance, Interval, Options
 from fullbandit.core.priors import PriorObservations, check_prior_noise, round_index
-from fullbandit.design.allocation import SUPPORT_KINDS, Handout, Tracker, g_optimal_allocation, make_support
+from fullbandit.design.goptimal import g_optimal_allocation
+from fullbandit.design.support import SUPPORT_KINDS, make_support
+from fullbandit.design.tracking import Handout, Tracker
 from fullbandit.linalg.estimation import (
     CONFIDENCE_CONSTANTS,
     RANGE_CONFIDENCES,

@@ -66,7 +66,7 @@ class SwapBound(StaticFullBandit):
     support : {"swap-optimal", "auto", "cyclic", "random"} or sequence of super-arms
         As in :class:`fullbandit.full.static.StaticFullBandit`, but ``"swap-optimal"`` by
         default: a random support whose uniform design's largest swap variance is within
-        10% of the best any design can have (:func:`fullbandit.design.allocation.make_support`),
+        10% of the best any design can have (:func:`fullbandit.design.support.make_support`),
         which is what every bound of this rule is made of. On the quiz data
         (``k = 10``, Bernoulli workers, ``epsilon = 0.5``) it needed 1.7 to 1.8 times fewer
         pulls than ``"auto"``'s ``8 n`` members.
