@@ -49,7 +49,7 @@ from fullbandit.full.swap_bounds import (
     n_pair_directions,
     n_swap_directions,
 )
-from fullbandit.linalg.estimation import LeastSquaresEstimate, SingularDesignError
+from fullbandit.linalg.least_squares import LeastSquaresEstimate, SingularDesignError
 from fullbandit.util.validation import as_generator, check_int, check_k
 
 SINGULAR_TOLERANCE = 1e-10
@@ -84,7 +84,7 @@ def reference_estimate(matrix: np.ndarray, counts, reward_sums, prior_gram, prio
 
 
 def design_estimate(design, matrix: np.ndarray | None = None) -> LeastSquaresEstimate:
-    """:func:`reference_estimate` on a :class:`fullbandit.linalg.estimation.StaticDesign`'s counts and sums."""
+    """:func:`reference_estimate` on a :class:`fullbandit.linalg.static_design.StaticDesign`'s counts and sums."""
     matrix = dense_matrix(design.n, design.support) if matrix is None else matrix
     return reference_estimate(matrix, design.counts, design.reward_sums, design.prior_gram, design.prior_vector,
                               design.pulls)

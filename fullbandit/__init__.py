@@ -48,7 +48,8 @@ _EXPORTS = {
     "fullbandit.problems.classes": ("DecisionClass", "TopK", "PartitionMatroid", "Thresholding"),
     "fullbandit.environments.models": ("Environment", "GaussianSum", "GaussianArms", "BernoulliTeam", "Replay",
                                        "Categorical", "SparseReplay"),
-    "fullbandit.linalg.estimation": ("confidence_radius", "SingularDesignError"),
+    "fullbandit.linalg.radius": ("confidence_radius",),
+    "fullbandit.linalg.least_squares": ("SingularDesignError",),
     "fullbandit.core.algorithm": ("Algorithm", "Pull", "StoppingCheck", "ProtocolError"),
     "fullbandit.core.params": ("Interval", "Options", "Instance"),
     "fullbandit.core.result": ("StopReason", "Result"),
@@ -104,7 +105,8 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers
         SparseReplay,
     )
     from fullbandit.full import ICB, SAFOA, SAQM, Exhaustive, PhasedSwap, StaticFullBandit, SwapBound
-    from fullbandit.linalg.estimation import SingularDesignError, confidence_radius
+    from fullbandit.linalg.least_squares import SingularDesignError
+    from fullbandit.linalg.radius import confidence_radius
     from fullbandit.problems.classes import DecisionClass, PartitionMatroid, Thresholding, TopK
     from fullbandit.semi import (
         APT,

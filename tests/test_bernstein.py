@@ -42,13 +42,8 @@ import fullbandit as fb
 from fullbandit.core import registry
 from fullbandit.core.algorithm import Algorithm
 from fullbandit.core.journal import Journal
-from fullbandit.linalg.estimation import (
-    BernsteinTerms,
-    StaticDesign,
-    confidence_radius,
-    maurer_pontil_std_bound,
-    union_log,
-)
+from fullbandit.linalg.radius import BernsteinTerms, confidence_radius, maurer_pontil_std_bound, union_log
+from fullbandit.linalg.static_design import StaticDesign
 from fullbandit.util.state import StateError
 
 # --- instances ---------------------------------------------------------------------------------

@@ -73,7 +73,8 @@ from fullbandit.full import SwapBound
 from fullbandit.full.gap_objective import surrogate, surrogate_step, triangle_bound
 from fullbandit.full.qp import approximate_qp, certified_bounds, dks_weights
 from fullbandit.full.static import StaticFullBandit
-from fullbandit.linalg.estimation import LeastSquaresEstimate, confidence_radius
+from fullbandit.linalg.least_squares import LeastSquaresEstimate
+from fullbandit.linalg.radius import confidence_radius
 from fullbandit.problems.classes import DecisionClass
 
 #: Relative slack for closed-form comparisons (both sides are float sums of a few dozen terms).
@@ -124,7 +125,8 @@ def _partition_matroid(rng: np.random.Generator, n: int) -> fb.PartitionMatroid:
 
 
 def _inverse(gram: np.ndarray) -> np.ndarray:
-    """``A^-1`` as :meth:`fullbandit.linalg.estimation.StaticDesign.estimate` forms it (Cholesky, exactly symmetric)."""
+    """``A^-1`` as :meth:`fullbandit.linalg.static_design.StaticDesign.estimate` forms it (Cholesky,
+    exactly symmetric)."""
     lower_inverse = np.linalg.inv(np.linalg.cholesky(gram))
     inverse = lower_inverse.T @ lower_inverse
     return (inverse + inverse.T) / 2.0

@@ -7,7 +7,7 @@ every static algorithm (SAQM in both width modes, SA-FOA certified and heuristic
 SwapBound, Exhaustive) and of PhasedSwap, the check must give the same answer, the same
 threshold and the same statistic (to rounding), and the same details.
 
-The states cover every path of :meth:`fullbandit.linalg.estimation.StaticDesign.estimate`:
+The states cover every path of :meth:`fullbandit.linalg.static_design.StaticDesign.estimate`:
 
 * ``passes``: driven by the algorithm itself up to a check; checks fall at whole passes, so
   every member has the same count and ``A^-1 = (X^T X)^-1 / q`` comes from the cache;

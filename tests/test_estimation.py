@@ -1,4 +1,5 @@
-"""Tests for fullbandit.linalg.estimation: the confidence radius C_t and least squares over a static design.
+"""Tests for fullbandit.linalg.radius, .least_squares and .static_design: the confidence radius C_t and least
+squares over a static design.
 
 Statistical tests are seeded; each states its number of runs and a tolerance chosen so
 that a correct implementation fails with probability < 1e-6 for a random seed.
@@ -13,7 +14,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from fullbandit.linalg.estimation import LeastSquaresEstimate, SingularDesignError, StaticDesign, confidence_radius
+from fullbandit.linalg.least_squares import LeastSquaresEstimate, SingularDesignError
+from fullbandit.linalg.radius import confidence_radius
+from fullbandit.linalg.static_design import StaticDesign
 from fullbandit.util.validation import InvalidParameterError
 
 # --- confidence_radius ---------------------------------------------------------------------
@@ -345,11 +348,13 @@ def test_standardised_deviation_is_standard_normal():
     assert stats.chi2.ppf(2.5e-7, runs - 1) <= statistic <= stats.chi2.isf(2.5e-7, runs - 1)
 
 
-def test_module_examples_run():
+@pytest.mark.parametrize("name", ["radius", "least_squares", "static_design"])
+def test_module_examples_run(name):
     import doctest
+    import importlib
 
-    from fullbandit.linalg import estimation
-    failures, attempted = doctest.testmod(estimation, verbose=False, report=False)
+    module = importlib.import_module(f"fullbandit.linalg.{name}")
+    failures, attempted = doctest.testmod(module, verbose=False, report=False)
     assert attempted > 0 and failures == 0
 
 

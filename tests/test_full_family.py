@@ -115,7 +115,7 @@ def test_icb_objective_is_the_exact_maximum_of_its_linear_bound():
     problem = fb.TopK(7, 3)
     theta, Q = _random_estimate(7, 3)
     algorithm = fb.ICB(problem, noise_scale=1.0, seed=0).setup()
-    from fullbandit.linalg.estimation import LeastSquaresEstimate
+    from fullbandit.linalg.least_squares import LeastSquaresEstimate
     estimate = LeastSquaresEstimate(theta=theta, gram=np.linalg.inv(Q), gram_inverse=Q, pulls=10)
     objective, _, _ = algorithm._rule(estimate, 0.4)
     best = problem.best(theta)

@@ -178,7 +178,7 @@ def test_decisions_and_gap_bound_hold_for_every_theta_in_the_events(case):
     # accepted arm is in every top-k of theta, no rejected arm is in any, and the gap of the
     # answer is at most the reported bound: the claims of the PhasedSwap proof, checked
     # against enumeration of the directions and of the teams.
-    from fullbandit.linalg.estimation import LeastSquaresEstimate
+    from fullbandit.linalg.least_squares import LeastSquaresEstimate
     n, k, seed = case
     rng = np.random.default_rng(seed)
     algorithm = PhasedSwap(fb.TopK(n, k), epsilon=0.0, noise_scale=1.0, seed=seed).setup()

@@ -12,7 +12,8 @@ from fullbandit.core.algorithm import ProtocolError
 from fullbandit.core.journal import canonical_digest
 from fullbandit.core.priors import PriorObservations, round_index
 from fullbandit.datasets import CrowdTable
-from fullbandit.linalg.estimation import StaticDesign, confidence_radius
+from fullbandit.linalg.radius import confidence_radius
+from fullbandit.linalg.static_design import StaticDesign
 from fullbandit.semi import LUCB, SAR
 from fullbandit.util.state import StateError
 from fullbandit.util.validation import InvalidParameterError

@@ -40,7 +40,9 @@ from fullbandit.full.swap_bounds import (
     swap_gains,
     swap_rows,
 )
-from fullbandit.linalg.estimation import LeastSquaresEstimate, StaticDesign, confidence_radius
+from fullbandit.linalg.least_squares import LeastSquaresEstimate
+from fullbandit.linalg.radius import confidence_radius
+from fullbandit.linalg.static_design import StaticDesign
 
 TOLERANCE = 1e-9
 

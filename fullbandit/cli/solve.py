@@ -35,7 +35,7 @@ from fullbandit.design.support import SUPPORT_KINDS
 from fullbandit.dks import ORACLES
 from fullbandit.full.saqm import WIDTH_BOUNDS
 from fullbandit.full.static import ALLOCATIONS
-from fullbandit.linalg.estimation import CONFIDENCE_CONSTANTS
+from fullbandit.linalg.radius import CONFIDENCE_CONSTANTS
 from fullbandit.problems.classes import PartitionMatroid, Thresholding, TopK
 from fullbandit.util.validation import InvalidParameterError, check_int, check_real
 

@@ -35,7 +35,7 @@ from fullbandit.core.loop import run, simulate_round
 from fullbandit.core.params import Options, invalid_value
 from fullbandit.core.registry import AlgorithmSpec
 from fullbandit.environments.models import BernoulliTeam, Environment, GaussianArms, GaussianSum
-from fullbandit.linalg.estimation import RANGE_CONFIDENCES
+from fullbandit.linalg.radius import RANGE_CONFIDENCES
 from fullbandit.problems.classes import PartitionMatroid, Thresholding, TopK
 from fullbandit.util.state import StateError
 from fullbandit.util.validation import InvalidParameterError

@@ -18,7 +18,7 @@ adds them to each arm's samples and sum. The confidence bounds then still hold p
    of ``k >= s`` covers), and
 3. they were chosen without looking at the campaign's rewards (they precede it).
 
-Under 1-3 the fixed-design argument of :func:`fullbandit.linalg.estimation.confidence_radius` is
+Under 1-3 the fixed-design argument of :func:`fullbandit.linalg.radius.confidence_radius` is
 unchanged: the observation sequence (prior rows, then the tracked pulls) is fixed in
 advance, each estimate is a least-squares estimate of a fixed design, and the union bound
 runs over the campaign's pulls. Known accuracies **without** the number of answers behind

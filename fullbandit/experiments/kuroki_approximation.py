@@ -47,7 +47,7 @@ from fullbandit.experiments.suites import Suite, planted_gap_instance
 from fullbandit.full import SAFOA, SAQM, StaticFullBandit
 from fullbandit.full.gap_objective import exact_maximum
 from fullbandit.full.qp import brute_force_qp
-from fullbandit.linalg.estimation import LeastSquaresEstimate
+from fullbandit.linalg.least_squares import LeastSquaresEstimate
 from fullbandit.util.validation import InvalidParameterError, check_int
 
 # --- choices for the paper's lost values -------------------------------------------------------

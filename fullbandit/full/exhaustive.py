@@ -5,7 +5,7 @@ from __future__ import annotations
 from fullbandit.core.params import Interval
 from fullbandit.full.gap_objective import exact_maximum
 from fullbandit.full.static import DEFAULT_BUDGET, STATIC_CONSTRAINTS, StaticFullBandit
-from fullbandit.linalg.estimation import LeastSquaresEstimate
+from fullbandit.linalg.least_squares import LeastSquaresEstimate
 from fullbandit.util.enumeration import ENUMERATION_LIMIT
 from fullbandit.util.validation import InvalidParameterError
 

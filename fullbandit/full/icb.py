@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from fullbandit.full.static import StaticFullBandit
-from fullbandit.linalg.estimation import LeastSquaresEstimate
+from fullbandit.linalg.least_squares import LeastSquaresEstimate
 
 
 class ICB(StaticFullBandit):

@@ -24,7 +24,9 @@ from fullbandit.full.swap_bounds import (
     pair_bound,
     pair_widths,
 )
-from fullbandit.linalg.estimation import LeastSquaresEstimate, SingularDesignError, StaticDesign, confidence_radius
+from fullbandit.linalg.least_squares import LeastSquaresEstimate, SingularDesignError
+from fullbandit.linalg.radius import confidence_radius
+from fullbandit.linalg.static_design import StaticDesign
 from fullbandit.problems.classes import TopK
 
 PHASED_CONFIDENCE = ("stitched", "tight")

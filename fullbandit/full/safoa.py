@@ -7,7 +7,7 @@ from fullbandit.core.registry import AlgorithmSpec
 from fullbandit.dks import ORACLES
 from fullbandit.full.gap_objective import GapSearch, SurrogateBound, certified_minimum, triangle_bound
 from fullbandit.full.static import DEFAULT_BUDGET, STATIC_CONSTRAINTS, StaticFullBandit
-from fullbandit.linalg.estimation import LeastSquaresEstimate
+from fullbandit.linalg.least_squares import LeastSquaresEstimate
 from fullbandit.linalg.spectrum import InverseSpectrum
 from fullbandit.problems.classes import TopK
 

@@ -8,7 +8,7 @@ from fullbandit.core.params import Options
 from fullbandit.dks import ORACLES
 from fullbandit.full.qp import approximate_qp, certified_bounds
 from fullbandit.full.static import DEFAULT_BUDGET, STATIC_CONSTRAINTS, StaticFullBandit
-from fullbandit.linalg.estimation import LeastSquaresEstimate
+from fullbandit.linalg.least_squares import LeastSquaresEstimate
 from fullbandit.problems.classes import TopK
 
 WIDTH_BOUNDS = ("certified", "theorem1")
@@ -58,7 +58,7 @@ class SAQM(StaticFullBandit):
     geometric schedule rather than every round (same guarantee, at most a factor
     ``1 + check_growth`` more pulls); the default allocation is uniform over the support
     of :func:`fullbandit.design.support.make_support`; the default confidence constant is the
-    tighter one of :func:`fullbandit.linalg.estimation.confidence_radius`. For ``k = 1`` the CEM
+    tighter one of :func:`fullbandit.linalg.radius.confidence_radius`. For ``k = 1`` the CEM
     is solved exactly. Ties in ``theta_hat`` go to the lower arm index.
 
     References

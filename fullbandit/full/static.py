@@ -19,15 +19,9 @@ from fullbandit.core.priors import PriorObservations, check_prior_noise, round_i
 from fullbandit.design.goptimal import g_optimal_allocation
 from fullbandit.design.support import SUPPORT_KINDS, make_support
 from fullbandit.design.tracking import Handout, Tracker
-from fullbandit.linalg.estimation import (
-    CONFIDENCE_CONSTANTS,
-    RANGE_CONFIDENCES,
-    BernsteinTerms,
-    LeastSquaresEstimate,
-    SingularDesignError,
-    StaticDesign,
-    confidence_radius,
-)
+from fullbandit.linalg.least_squares import LeastSquaresEstimate, SingularDesignError
+from fullbandit.linalg.radius import CONFIDENCE_CONSTANTS, RANGE_CONFIDENCES, BernsteinTerms, confidence_radius
+from fullbandit.linalg.static_design import StaticDesign
 from fullbandit.problems.classes import SuperArm
 from fullbandit.util.validation import InvalidParameterError, check_reward_range
 

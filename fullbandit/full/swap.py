@@ -13,7 +13,7 @@ from fullbandit.full.swap_bounds import (
     n_swap_directions,
     pair_bound,
 )
-from fullbandit.linalg.estimation import LeastSquaresEstimate
+from fullbandit.linalg.least_squares import LeastSquaresEstimate
 from fullbandit.problems.classes import TopK
 
 #: Which bounds the statistic takes the minimum of (each with its share of ``delta``).

@@ -21,7 +21,7 @@ fixed finite set ``Y`` of directions and a level ``delta``,
     for all ``y`` in ``Y`` and all ``t >= 1``
 
 holds with probability at least ``1 - delta``, where ``C_t(Y, delta)`` is
-:func:`fullbandit.linalg.estimation.confidence_radius` with ``n_directions = |Y|`` (Soare, Lazaric,
+:func:`fullbandit.linalg.radius.confidence_radius` with ``n_directions = |Y|`` (Soare, Lazaric,
 Munos 2014, Proposition 1; Kuroki et al. 2020, Proposition 1). ``Y`` must not depend on the
 data. ``M_hat`` does, so a union "over the directions from ``M_hat``" must in fact be over
 the directions from *every* super-arm that could be ``M_hat``. The bound is two-sided, so

@@ -100,7 +100,7 @@ def limited_blas() -> Iterator[None]:
     """Run the block with BLAS limited to :func:`blas_threads` threads (a no-op when ``None``).
 
     The first call loads threadpoolctl and records the BLAS libraries then loaded (numpy's
-    and scipy's, which :mod:`fullbandit.linalg.estimation` imports); later calls cost about 30
+    and scipy's, which :mod:`fullbandit.linalg.spectrum` imports); later calls cost about 30
     microseconds.
     """
     global _controller
