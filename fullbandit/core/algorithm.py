@@ -576,6 +576,16 @@ class Algorithm(Persistent, ABC):
                 "outstanding pull(s) first")
         return remaining
 
+    @classmethod
+    def budget_unit(cls) -> str:
+        """What ``budget`` counts: team ``"pulls"`` (full feedback) or single-arm ``"samples"`` (semi feedback).
+
+        >>> import fullbandit as fb
+        >>> fb.ICB.budget_unit(), fb.SAR.budget_unit()
+        ('pulls', 'samples')
+        """
+        return "pulls" if cls.feedback == "full" else "samples"
+
     def cost(self, pull: Pull) -> int:
         """What ``pull`` spends of the budget: its count of team pulls (full feedback), or of
         single-arm samples, ``count * len(arms)`` (semi feedback: each member's reward is a

@@ -132,6 +132,11 @@ class AlgorithmSpec:
         return self.cls.feedback
 
     @property
+    def budget_unit(self) -> str:
+        """What ``budget`` counts: ``"pulls"`` of a team or single-arm ``"samples"``."""
+        return self.cls.budget_unit()
+
+    @property
     def setting(self) -> str:
         """``"fixed-confidence"`` or ``"fixed-budget"``."""
         return self.cls.setting
