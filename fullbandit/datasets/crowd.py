@@ -55,7 +55,8 @@ import pandas as pd
 from fullbandit.problems.classes import TopK
 from fullbandit.util.validation import InvalidParameterError, check_choice, check_int, check_k, read_csv_text
 
-__all__ = ["CrowdTable", "CrowdDataWarning", "load_long", "load_wide", "MISSING_LABELS"]
+__all__ = ["CrowdTable", "CrowdDataWarning", "load_long", "load_wide", "MISSING_LABELS", "cell_text",
+           "read_text_table"]
 
 #: Label cells that stand for "no answer" (compared stripped and in lower case).
 MISSING_LABELS = frozenset({"", "nan", "na", "n/a", "null", "none"})
@@ -246,17 +247,17 @@ def load_long(answers, gold=None, *, task: str = "task", worker: str = "worker",
     ['1 answer to 1 task without gold ignored', '1 gold task nobody answered dropped']
     """
     min_answers = check_int("min_answers", min_answers, low=1)
-    frame, source, where = _read_long(answers, "answers")
+    frame, source, where = read_text_table(answers, "answers")
     _require_columns(frame, source, (task, worker, label) + (() if gold is not None else (true_label,)))
     if gold is None:
         gold_frame, gold_source, gold_where = frame, source, where
     else:
-        gold_frame, gold_source, gold_where = _read_long(gold, "gold")
+        gold_frame, gold_source, gold_where = read_text_table(gold, "gold")
         _require_columns(gold_frame, gold_source, (task, true_label))
 
     tasks = _ids(frame[task], source, where, task)
     workers = _ids(frame[worker], source, where, worker)
-    labels = frame[label].map(_text)
+    labels = frame[label].map(cell_text)
     truth = _gold(gold_frame, gold_source, gold_where, task, true_label)
 
     duplicated = pd.DataFrame({"t": tasks, "w": workers}).duplicated(keep=False).to_numpy()
@@ -272,8 +273,40 @@ def load_long(answers, gold=None, *, task: str = "task", worker: str = "worker",
                   source)
 
 
-def _read_long(data, argument: str):
-    """``(frame of text cells, source for messages, row -> 'line n' or 'row n')``."""
+def read_text_table(data, argument: str):
+    """A table given as a DataFrame or the path of a CSV file, read as the loaders of this package read it.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame or path
+        The table. A CSV file is read as text cells (no guessing of missing values), and its
+        blank lines are dropped.
+    argument : str
+        The argument's name, which messages about a DataFrame name.
+
+    Returns
+    -------
+    tuple
+        ``(frame, source, where)``: the rows; the file's path, or ``argument``, for messages; and
+        ``where(i)``, the place of row ``i`` in the input (``"line n"`` of the file, header
+        included, or ``"row n"`` of the DataFrame, 1-based).
+
+    Raises
+    ------
+    TypeError
+        If ``data`` is neither a DataFrame nor a path.
+    FileNotFoundError, InvalidParameterError
+        If the file is missing or not a readable CSV file.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "workers.csv"
+    >>> _ = path.write_text("worker,country\\na,jp\\n\\nb,fr\\n")
+    >>> frame, source, where = read_text_table(path, "workers")
+    >>> frame["country"].tolist(), where(1)   # the blank line is skipped, not renumbered
+    (['jp', 'fr'], 'line 4')
+    """
     if isinstance(data, pd.DataFrame):
         return data.reset_index(drop=True), argument, lambda i: f"row {i + 1}"
     if not isinstance(data, str | os.PathLike):
@@ -301,8 +334,15 @@ def _require_columns(frame: pd.DataFrame, source: str, columns) -> None:
             f"(set the column names with task=, worker=, label=, true_label=)")
 
 
-def _text(value) -> str | None:
-    """A cell as stripped text, ``None`` when missing; 1.0 is written ``1``."""
+def cell_text(value) -> str | None:
+    """A cell as the loaders compare it: stripped text, ``None`` when missing (:data:`MISSING_LABELS`).
+
+    A float equal to an integer is written without its ``.0`` (pandas stores a 0/1 column with
+    gaps as 0.0/1.0), so labels and ids read from a file and from a DataFrame agree.
+
+    >>> cell_text(" 1 "), cell_text(1.0), cell_text(float("nan")), cell_text("N/A"), cell_text(2.5)
+    ('1', '1', None, None, '2.5')
+    """
     if value is None or (not isinstance(value, str) and pd.isna(value)):
         return None
     if isinstance(value, float | np.floating) and math.isfinite(value) and float(value).is_integer():
@@ -313,7 +353,7 @@ def _text(value) -> str | None:
 
 
 def _ids(column: pd.Series, source: str, where, name: str) -> pd.Series:
-    values = column.map(_text)
+    values = column.map(cell_text)
     missing = np.flatnonzero(values.isna().to_numpy())
     if missing.size:
         raise InvalidParameterError(
@@ -324,7 +364,7 @@ def _ids(column: pd.Series, source: str, where, name: str) -> pd.Series:
 def _gold(frame: pd.DataFrame, source: str, where, task: str, true_label: str) -> dict[str, str]:
     """Task id -> true label; a task listed twice must give the same label."""
     tasks = _ids(frame[task], source, where, task)
-    labels = frame[true_label].map(_text)
+    labels = frame[true_label].map(cell_text)
     missing = np.flatnonzero(labels.isna().to_numpy())
     if missing.size:
         raise InvalidParameterError(
@@ -463,7 +503,7 @@ def load_wide(answers, truth, *, min_answers: int = 1, name: str = "crowd") -> C
     gold = pd.DataFrame({"task": [r[0] if r else "" for _, r in truth_rows],
                          "true_label": [r[1] if len(r) > 1 else "" for _, r in truth_rows]})
     truth_lines = [line for line, _ in truth_rows]
-    _unique_ids(gold["task"].map(_text), truth_path, truth_lines)
+    _unique_ids(gold["task"].map(cell_text), truth_path, truth_lines)
     gold_map = _gold(gold, str(truth_path), lambda i: f"line {truth_lines[i]}", "task", "true_label")
 
     records: list[tuple[str, str, str | None]] = []
@@ -473,13 +513,13 @@ def load_wide(answers, truth, *, min_answers: int = 1, name: str = "crowd") -> C
         if any(cell.strip() for cell in row[len(workers) + 1:]):
             raise InvalidParameterError(
                 f"{answer_path}, line {line}: {len(row) - 1} answer cells for {len(workers)} workers")
-        question = _text(row[0]) if row else None
+        question = cell_text(row[0]) if row else None
         if question is None:
             raise InvalidParameterError(f"{answer_path}, line {line}, column 1 ({header[0]!r}): empty question id")
         question_ids.append(question)
         lines.append(line)
         cells = row[1:len(workers) + 1] + [""] * (len(workers) + 1 - len(row))  # a short row: the rest missing
-        records.extend((question, worker, _text(cell)) for worker, cell in zip(workers, cells, strict=True))
+        records.extend((question, worker, cell_text(cell)) for worker, cell in zip(workers, cells, strict=True))
     _unique_ids(pd.Series(question_ids, dtype=object), answer_path, lines)
     long = pd.DataFrame(records, columns=["task", "worker", "label"])
     return _grade(long, gold_map, min_answers, name, answer_path)

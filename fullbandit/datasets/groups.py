@@ -35,7 +35,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from fullbandit.datasets.crowd import _read_long, _text
+from fullbandit.datasets.crowd import cell_text, read_text_table
 from fullbandit.problems.classes import PartitionMatroid
 from fullbandit.util.validation import InvalidParameterError, check_int
 
@@ -126,12 +126,12 @@ def partition_matroid_from_column(worker_ids: Sequence, workers, column: str, *,
     if len(set(ids)) != len(ids):
         repeated = sorted({w for w in ids if ids.count(w) > 1})
         raise InvalidParameterError(f"worker_ids lists {_listing(repeated)} more than once")
-    frame, source, where = _read_long(workers, "workers")
+    frame, source, where = read_text_table(workers, "workers")
     for name in (id_column, column):
         if name not in frame.columns:
             raise InvalidParameterError(f"{source}: column {name!r} is missing; columns present: "
                                         f"{', '.join(map(repr, frame.columns))}")
-    table_ids = frame[id_column].map(_text)
+    table_ids = frame[id_column].map(cell_text)
     empty = np.flatnonzero(table_ids.isna().to_numpy())
     if empty.size:
         raise InvalidParameterError(f"{source}, {where(empty[0])}, column {id_column!r}: empty worker id "
@@ -154,7 +154,7 @@ def partition_matroid_from_column(worker_ids: Sequence, workers, column: str, *,
     groups: list[int] = []
     for worker in ids:
         row = rows[worker][0]
-        label = _text(frame[column].iloc[row])
+        label = cell_text(frame[column].iloc[row])
         if label is None:
             raise InvalidParameterError(f"{source}, {where(row)}, column {column!r}: empty group of worker "
                                         f"{worker!r}")
