@@ -555,7 +555,7 @@ def test_records_reuse_the_kept_algorithm_without_rebuilding_it(tmp_path, monkey
     session = new_session(tmp_path, epsilon=0.0001)
     session.next(count=120)
     rebuilds = []
-    monkeypatch.setattr(session_module, "_build", lambda *a, **k: rebuilds.append("build"))
+    monkeypatch.setattr(session_module, "build_algorithm", lambda *a, **k: rebuilds.append("build"))
     monkeypatch.setattr(Algorithm, "from_state", classmethod(lambda *a, **k: rebuilds.append("record")))
     for pull in range(120):
         session.record(pull, 0.25 * (pull % 4))

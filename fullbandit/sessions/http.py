@@ -75,7 +75,7 @@ from typing import Any
 
 from fullbandit.core.algorithm import ProtocolError
 from fullbandit.sessions import store as store_module
-from fullbandit.sessions.session import Session, _apply, _build
+from fullbandit.sessions.session import Session, apply_event, build_algorithm
 from fullbandit.util.state import StateError
 from fullbandit.util.validation import InvalidParameterError
 
@@ -403,10 +403,10 @@ def _replay_checks(session: Session):
     Inside the caller's transaction.
     """
     connection, path = session._connection, session.path
-    algorithm = _build(session.created, path)
+    algorithm = build_algorithm(session.created, path)
     points: list[tuple[int, float, float]] = []
     for event in store_module.events(connection, path):
-        _apply(algorithm, event, path)
+        apply_event(algorithm, event, path)
         check = algorithm.last_check
         if event.is_pull or check is None or not math.isfinite(check.gap_bound):
             continue

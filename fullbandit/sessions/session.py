@@ -138,7 +138,7 @@ class Session:
             if not isinstance(prior, PriorObservations):
                 raise TypeError(f"prior must be a fullbandit.core.priors.PriorObservations, got {type(prior).__name__}")
             created["prior"] = prior.to_dict()
-        _build(created, path, stored=False)  # validate everything before the file exists
+        build_algorithm(created, path, stored=False)  # validate everything before the file exists
         store.create(path, created)
         return cls.open(path)
 
@@ -363,17 +363,27 @@ class Session:
         if kept is not None and kept[1] <= last and store.digest_at(connection, path, kept[1]) == kept[2]:
             algorithm, after = kept[0], kept[1]
         else:
-            algorithm, after = _build(self.created, path), 0
+            algorithm, after = build_algorithm(self.created, path), 0
         seq, digest = after, store.digest_at(connection, path, after)
         # From the kept algorithm's last event on, so that event's own row is checked too.
         for event in store.events(connection, path, max(after - 1, 0)):
             if event.seq > after:
-                _apply(algorithm, event, path)
+                apply_event(algorithm, event, path)
                 seq, digest = event.seq, event.digest
         return algorithm, seq, digest
 
 
-def _apply(algorithm: Algorithm, event: store.Event, path: Path) -> None:
+def apply_event(algorithm: Algorithm, event: store.Event, path: Path) -> None:
+    """Replay one journal event of the store at ``path`` on ``algorithm``: an ask (checked) or a tell.
+
+    An ask must hand out the pull the journal holds; a tell gives the recorded observation.
+
+    Raises
+    ------
+    StateError
+        If the event cannot be replayed, or the algorithm asks for another pull than the journal holds
+        (the store was edited or written by another version).
+    """
     where = f"session store {path}: journal event {event.seq}"
     if event.is_pull:
         try:
@@ -393,8 +403,13 @@ def _apply(algorithm: Algorithm, event: store.Event, path: Path) -> None:
                          f"{error}") from None
 
 
-def _build(created: dict, path: Path, *, stored: bool = True) -> Algorithm:
-    """A fresh, set-up algorithm from the creation parameters (``stored``: read from the file at ``path``)."""
+def build_algorithm(created: dict, path: Path, *, stored: bool = True) -> Algorithm:
+    """A fresh, set-up algorithm from a session's creation parameters (:attr:`Session.created`), before any event.
+
+    ``stored``: the parameters were read from the store at ``path``, so malformed ones raise
+    :class:`StateError` naming it; otherwise they are the caller's own arguments, whose error
+    is raised as it is.
+    """
     try:
         problem = decision_class_from_dict(created["problem"])
         algorithm = registry.build(created["algorithm"], problem, seed=created["seed"], **created["parameters"])
