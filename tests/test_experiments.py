@@ -11,6 +11,7 @@ from experiment_factories import failing_instance, regret_metric, saqm, two_leve
 from scipy import stats
 
 from fullbandit.experiments import Factory, Grid, run_grid
+from fullbandit.experiments.evaluations import BANDIT, evaluate_bandit
 from fullbandit.experiments.plots import mean_with_band, plot_error_rates, plot_metric, wilson_interval
 from fullbandit.experiments.store import ResultStore
 from fullbandit.util.validation import InvalidParameterError
@@ -115,6 +116,12 @@ def test_a_file_of_another_grid_is_refused(tmp_path):
 def test_bad_runner_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         run_grid(_grid(), progress=False, **kwargs)
+
+
+def test_a_grid_measures_identification_runs_unless_given_another_evaluation():
+    assert _grid().evaluation is BANDIT
+    with pytest.raises(TypeError, match="evaluation must be an Evaluation, got function"):
+        Grid({"saqm": Factory(saqm)}, {"x": Factory(two_level_instance)}, evaluation=evaluate_bandit)
 
 
 def test_parameter_names_may_not_clash():

@@ -25,7 +25,8 @@ from fullbandit.analysis.metrics import aggregate_regret
 from fullbandit.core import registry
 from fullbandit.datasets.synthetic import SyntheticInstance, chen_synthetic_p, chen_twogroup, chen_uniform
 from fullbandit.environments.models import BernoulliTeam
-from fullbandit.experiments.grid import Factory, Grid, Instance
+from fullbandit.experiments.evaluations import Instance
+from fullbandit.experiments.grid import Factory, Grid
 from fullbandit.experiments.zhou import PAPER_OPTMAI
 from fullbandit.problems.classes import TopK
 

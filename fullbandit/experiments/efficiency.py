@@ -39,7 +39,8 @@ from fullbandit.core import registry
 from fullbandit.datasets.quiz import DATASETS
 from fullbandit.datasets.synthetic import kuroki_planted_gap
 from fullbandit.environments.models import GaussianSum
-from fullbandit.experiments.grid import Factory, Grid, Instance
+from fullbandit.experiments.evaluations import Instance
+from fullbandit.experiments.grid import Factory, Grid
 from fullbandit.experiments.kuroki_samples import quiz_instance
 from fullbandit.experiments.plots import plot_error_rates, plot_metric
 from fullbandit.problems.classes import TopK

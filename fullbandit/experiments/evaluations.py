@@ -1,8 +1,10 @@
 """What one run of a grid measures.
 
 An :class:`Evaluation` turns (algorithm, instance) into a row. The default,
-:data:`BANDIT`, runs an identification algorithm against the instance's environment with
-:func:`fullbandit.run`; other suites (e.g. densest-k-subgraph oracles) bring their own.
+:data:`BANDIT`, runs an identification algorithm against an :class:`Instance`'s environment
+with :func:`fullbandit.run`; other suites (e.g. densest-k-subgraph oracles) bring their own.
+A grid (:mod:`fullbandit.experiments.grid`) holds its evaluation; this module knows nothing
+of grids.
 """
 
 from __future__ import annotations
@@ -10,11 +12,20 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from fullbandit.core.loop import run
-from fullbandit.experiments.grid import Instance
 
 METRICS_COLUMN = "metrics"
+
+
+@dataclass(frozen=True)
+class Instance:
+    """What an instance factory returns: the decision class and a seeded environment."""
+
+    problem: Any
+    environment: Any
+    description: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

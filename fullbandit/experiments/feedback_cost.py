@@ -27,7 +27,8 @@ from fullbandit.core import registry
 from fullbandit.datasets.instances import team_environment
 from fullbandit.datasets.quiz import DATASETS, load_dataset
 from fullbandit.environments.models import BernoulliTeam
-from fullbandit.experiments.grid import Factory, Grid, Instance
+from fullbandit.experiments.evaluations import Instance
+from fullbandit.experiments.grid import Factory, Grid
 from fullbandit.problems.classes import TopK
 
 QUIZ_K = 10

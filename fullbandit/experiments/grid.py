@@ -16,20 +16,12 @@ import zlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
 
 import numpy as np
 
+from fullbandit.core import registry
+from fullbandit.experiments.evaluations import BANDIT, Evaluation
 from fullbandit.util.validation import InvalidParameterError, check_int
-
-
-@dataclass(frozen=True)
-class Instance:
-    """What an instance factory returns: the decision class and a seeded environment."""
-
-    problem: Any
-    environment: Any
-    description: dict = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -52,7 +44,6 @@ class Factory:
         >>> [setting["delta"] for setting in factory.settings()]
         [0.05, 0.1]
         """
-        from fullbandit.core import registry
         registry.get(name)  # an unknown name fails here, not in a worker
         return cls(partial(build_registered, name=name, **options), dict(sweep or {}))
 
@@ -64,7 +55,6 @@ class Factory:
 
 def build_registered(problem, seed, *, name: str, **parameters):
     """The algorithm registered as ``name`` for ``problem``, seeded with ``seed``."""
-    from fullbandit.core import registry
     return registry.build(name, problem, seed=seed, **parameters)
 
 
@@ -120,7 +110,7 @@ class Grid:
         Changes every derived seed at once.
     metrics : callable, optional
         ``metrics(result, instance) -> dict`` of extra columns (e.g. aggregate regret).
-    evaluation : Evaluation, optional
+    evaluation : Evaluation
         What a run measures (default: an identification run, :data:`fullbandit.experiments.evaluations.BANDIT`).
     pairs : callable, optional
         ``pairs(algorithm_name, instance_name) -> bool``: which algorithms meet which
@@ -133,13 +123,12 @@ class Grid:
     seeds: int | Iterable[int] = 10
     base_seed: int = 0
     metrics: Callable | None = None
-    evaluation: object = None
+    evaluation: Evaluation = BANDIT
     pairs: Callable[[str, str], bool] | None = None
 
     def __post_init__(self):
-        if self.evaluation is None:
-            from fullbandit.experiments.evaluations import BANDIT
-            object.__setattr__(self, "evaluation", BANDIT)
+        if not isinstance(self.evaluation, Evaluation):
+            raise TypeError(f"evaluation must be an Evaluation, got {type(self.evaluation).__name__}")
         object.__setattr__(self, "algorithms", {
             name: Factory.registered(factory) if isinstance(factory, str) else factory
             for name, factory in self.algorithms.items()})

@@ -40,8 +40,8 @@ import pandas as pd
 
 from fullbandit.core.algorithm import Algorithm, StoppingCheck
 from fullbandit.core.loop import run
-from fullbandit.experiments.evaluations import METRICS_COLUMN, Evaluation
-from fullbandit.experiments.grid import Factory, Grid, Instance, build_registered
+from fullbandit.experiments.evaluations import METRICS_COLUMN, Evaluation, Instance
+from fullbandit.experiments.grid import Factory, Grid, build_registered
 from fullbandit.experiments.plots import plot_metric
 from fullbandit.experiments.suites import Suite, planted_gap_instance
 from fullbandit.full import SAFOA, SAQM, StaticFullBandit

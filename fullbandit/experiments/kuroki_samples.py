@@ -16,7 +16,8 @@ import pandas as pd
 from fullbandit.datasets import load_dataset
 from fullbandit.datasets.instances import team_environment
 from fullbandit.datasets.quiz import DATASETS
-from fullbandit.experiments.grid import Factory, Grid, Instance, build_registered
+from fullbandit.experiments.evaluations import Instance
+from fullbandit.experiments.grid import Factory, Grid, build_registered
 from fullbandit.experiments.plots import plot_error_rates, plot_metric
 from fullbandit.experiments.suites import planted_gap_instance
 from fullbandit.problems.classes import TopK

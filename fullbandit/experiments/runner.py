@@ -11,7 +11,6 @@ import contextlib
 import threading
 from collections import defaultdict
 from collections.abc import Generator
-from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -30,13 +29,8 @@ BACKENDS = ("sequential", "processes", "dask")
 CELL_COLUMNS = ["key", "algorithm", "instance", "seed"]
 
 
-def _evaluation(grid: Grid) -> Evaluation:
-    # Grid.evaluation is typed as object (grid.py cannot import evaluations.py); Grid sets it.
-    return cast(Evaluation, grid.evaluation)
-
-
 def _columns(grid: Grid) -> list[str]:
-    evaluation = _evaluation(grid)
+    evaluation = grid.evaluation
     algorithm_params = {name for f in grid.algorithms.values() for name in f.sweep}
     instance_params = {name for f in grid.instances.values() for name in f.sweep}
     results = set(CELL_COLUMNS) | set(evaluation.columns)
@@ -69,7 +63,8 @@ def _check_storable(cells: list[Cell]) -> None:
                 "every value the same kind (e.g. 'size-2' rather than 2 beside 'auto')")
 
 
-def run_cell(algorithm_factory: Factory, instance_factory: Factory, grid_metrics, evaluation, cell: Cell) -> dict:
+def run_cell(algorithm_factory: Factory, instance_factory: Factory, grid_metrics, evaluation: Evaluation,
+             cell: Cell) -> dict:
     """Run one cell of a grid and return its row (a plain dict; picklable).
 
     Parameters

@@ -41,8 +41,8 @@ from fullbandit.datasets.synthetic import (
     nsar_setup6,
 )
 from fullbandit.experiments.batched import BATCH_RUNS, Contender, batch_sizes, contender, simulate_batch
-from fullbandit.experiments.evaluations import METRICS_COLUMN, Evaluation
-from fullbandit.experiments.grid import Factory, Grid, Instance
+from fullbandit.experiments.evaluations import METRICS_COLUMN, Evaluation, Instance
+from fullbandit.experiments.grid import Factory, Grid
 from fullbandit.experiments.plots import wilson_interval
 from fullbandit.problems.classes import TopK
 from fullbandit.semi.accept_reject import top_k_mask

@@ -15,7 +15,8 @@ import pandas as pd
 from fullbandit.datasets.synthetic import kuroki_planted_gap
 from fullbandit.environments.models import GaussianSum
 from fullbandit.experiments.dks_suite import build_dks_grid, plot_dks, summarize_dks
-from fullbandit.experiments.grid import Factory, Grid, Instance
+from fullbandit.experiments.evaluations import Instance
+from fullbandit.experiments.grid import Factory, Grid
 from fullbandit.experiments.plots import plot_error_rates, plot_metric
 from fullbandit.full.saqm import SAQM
 from fullbandit.problems.classes import TopK

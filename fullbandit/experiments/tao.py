@@ -35,8 +35,8 @@ from fullbandit.core import registry
 from fullbandit.datasets.synthetic import tao_setup1, tao_setup2, tao_setup3
 from fullbandit.experiments.batched import BATCH_RUNS, batch_sizes, contender, simulate_batch
 from fullbandit.experiments.batched import Contender as Contender
-from fullbandit.experiments.evaluations import METRICS_COLUMN, Evaluation
-from fullbandit.experiments.grid import Factory, Grid, Instance
+from fullbandit.experiments.evaluations import METRICS_COLUMN, Evaluation, Instance
+from fullbandit.experiments.grid import Factory, Grid
 from fullbandit.problems.classes import Thresholding
 from fullbandit.semi.batch import BernoulliBatch
 from fullbandit.semi.thresholding import threshold_hardness

@@ -28,7 +28,8 @@ from fullbandit.core import registry
 from fullbandit.datasets.rte import load_rte
 from fullbandit.datasets.synthetic import zhou_two_level, zhou_uniform
 from fullbandit.environments.models import BernoulliTeam
-from fullbandit.experiments.grid import Factory, Grid, Instance
+from fullbandit.experiments.evaluations import Instance
+from fullbandit.experiments.grid import Factory, Grid
 from fullbandit.experiments.plots import plot_metric
 from fullbandit.problems.classes import TopK
 
