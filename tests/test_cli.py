@@ -86,12 +86,13 @@ def _tiny_suite():
     from experiment_factories import saqm, two_level_instance
 
     from fullbandit.experiments import Factory, Grid
-    from fullbandit.experiments.suites import Suite, _support_plot
+    from fullbandit.experiments.saqm_support import support_plot
+    from fullbandit.experiments.suites import Suite
 
     def build(runs):
         return Grid({"saqm": Factory(saqm)}, {"two-level": Factory(partial(two_level_instance, separation=0.4),
                                                                   {"n": [4, 5]})}, seeds=runs)
-    return Suite("tiny", "a fast suite for tests", build, _support_plot, default_runs=2)
+    return Suite("tiny", "a fast suite for tests", build, support_plot, default_runs=2)
 
 
 def test_bench_lists_suites(capsys):

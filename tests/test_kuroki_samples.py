@@ -9,9 +9,9 @@ from fullbandit.datasets import load_dataset
 from fullbandit.experiments import Factory, Grid, run_grid
 from fullbandit.experiments.kuroki_samples import (
     PAPER_TABLE2,
-    _samples_grid,
     algorithm_factory,
     quiz_instance,
+    samples_grid,
     summarize_modes,
     summarize_table2,
     table2_teams,
@@ -46,7 +46,7 @@ def test_table2_summary_puts_the_papers_numbers_beside_ours():
 
 
 def test_samples_grid_sweeps_n_with_k_half_and_every_algorithm():
-    cells = _samples_grid(2).cells()
+    cells = samples_grid(2).cells()
     assert {dict(c.instance_params)["n"] for c in cells} == {6, 8, 10, 12, 14}
     assert {c.algorithm for c in cells} == {"saqm", "safoa-heuristic", "safoa", "icb", "exhaustive"}
     assert len(cells) == 5 * 5 * 2

@@ -27,6 +27,7 @@ from fullbandit.datasets.synthetic import SyntheticInstance, chen_synthetic_p, c
 from fullbandit.environments.models import BernoulliTeam
 from fullbandit.experiments.evaluations import Instance
 from fullbandit.experiments.grid import Factory, Grid
+from fullbandit.experiments.suite import Suite
 from fullbandit.experiments.zhou import PAPER_OPTMAI
 from fullbandit.problems.classes import TopK
 
@@ -99,3 +100,16 @@ def plot(frame: pd.DataFrame, path: Path) -> None:
     figure.tight_layout()
     figure.savefig(path, dpi=100)
     plt.close(figure)
+
+
+FIG1_4_SUITE = Suite(
+    "chen-fig1-4",
+    "Chen, Chen, Zhang, Zhou (2017), Figures 1-4: failure probability P(aggregate regret > 0.01) against the "
+    "budget on TWOGROUP, SYNTHETIC-0.5, UNIFORM, SYNTHETIC-6 (n = 1000, K = 100, 250, 500, delta = 0.01): "
+    "AdaptiveTopK (fixed budget), CLUCB-PAC, OptMAI. The paper runs 200 times per point; here fewer runs and "
+    "budgets 10n, 30n, 100n (CLUCB-PAC: 10n, 30n). Paper's statement: AdaptiveTopK outperforms CLUCB-PAC on "
+    "almost all data sets; OptMAI is best for small K, AdaptiveTopK for large K and on TWOGROUP.",
+    build_grid, plot, default_runs=10, summarize=summarize)
+
+#: The suites this module declares (gathered by :mod:`fullbandit.experiments.suites`).
+SUITES = (FIG1_4_SUITE,)

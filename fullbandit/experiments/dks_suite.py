@@ -30,6 +30,7 @@ from fullbandit.dks.weights import graph_weights
 from fullbandit.experiments.evaluations import Evaluation
 from fullbandit.experiments.graphs import make_graph
 from fullbandit.experiments.grid import Factory, Grid
+from fullbandit.experiments.suite import Suite
 
 REFERENCE = "reference"
 BRUTE_FORCE_UP_TO = 200_000   # subsets: above this the reference is a time-limited MILP
@@ -146,3 +147,14 @@ def summarize_dks(frame: pd.DataFrame) -> pd.DataFrame:
                                           exact_ratios=("ratio_kind", lambda kind: int((kind == "exact").sum())),
                                           certified_ratios=("ratio_kind", lambda kind: int((kind != "exact").sum())),
                                           mean_seconds=("seconds", "mean"))
+
+
+DKS_SUITE = Suite(
+    "dks",
+    "Densest-k-subgraph oracles (peeling, FPK, each with 1-swap local search) on networkx generators, "
+    "classic graphs and the complete graphs of Algorithm 1; ratio to the exact optimum (brute force or "
+    "MILP) or to the best certified upper bound, and time, for k in 5, 10, 20.",
+    build_dks_grid, plot_dks, default_runs=3, summarize=summarize_dks)
+
+#: The suites this module declares (gathered by :mod:`fullbandit.experiments.suites`).
+SUITES = (DKS_SUITE,)

@@ -43,6 +43,7 @@ from fullbandit.experiments.evaluations import Instance
 from fullbandit.experiments.grid import Factory, Grid
 from fullbandit.experiments.kuroki_samples import quiz_instance
 from fullbandit.experiments.plots import plot_error_rates, plot_metric
+from fullbandit.experiments.suite import Suite
 from fullbandit.problems.classes import TopK
 
 SYNTHETIC_NS = (8, 10, 12, 14)
@@ -174,3 +175,19 @@ def plot_quiz(frame: pd.DataFrame, path: Path) -> None:
     figure.tight_layout()
     figure.savefig(path, dpi=120)
     plt.close(figure)
+
+
+SYNTHETIC_SUITE = Suite(
+    "efficiency",
+    "Pulls of every fixed-confidence full-bandit algorithm divided by the instance lower bound "
+    "T*(theta) log(1/(2.4 delta)) (Soare et al. 2014; exact by enumeration), on planted-gap and random-mean "
+    "instances, n = 8..14, k = 3, epsilon = 0.1, N(0, 0.25) noise; errors and budget hits beside.",
+    build_synthetic_grid, plot_synthetic, default_runs=10, summarize=summarize_synthetic)
+QUIZ_SUITE = Suite(
+    "efficiency-quiz",
+    "Pulls of every fixed-confidence full-bandit algorithm divided by ICB's (same data set and seed) on the "
+    "six quiz data sets, k = 10, epsilon = 0.5, delta = 0.05, Bernoulli workers; errors and budget hits.",
+    build_quiz_grid, plot_quiz, default_runs=3, summarize=summarize_quiz)
+
+#: The suites this module declares (gathered by :mod:`fullbandit.experiments.suites`).
+SUITES = (SYNTHETIC_SUITE, QUIZ_SUITE)

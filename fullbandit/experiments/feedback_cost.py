@@ -29,6 +29,7 @@ from fullbandit.datasets.quiz import DATASETS, load_dataset
 from fullbandit.environments.models import BernoulliTeam
 from fullbandit.experiments.evaluations import Instance
 from fullbandit.experiments.grid import Factory, Grid
+from fullbandit.experiments.suite import Suite
 from fullbandit.problems.classes import TopK
 
 QUIZ_K = 10
@@ -113,3 +114,14 @@ def plot(frame: pd.DataFrame, path: Path) -> None:
     figure.tight_layout()
     figure.savefig(path, dpi=110)
     plt.close(figure)
+
+
+FEEDBACK_COST_SUITE = Suite(
+    "feedback-cost",
+    "What sum-only feedback costs: individual answers to an epsilon-optimal team (epsilon = 0.5 on the sum, "
+    "delta = 0.05) for the certified full-bandit phased and swap against the certified per-arm adaptive-topk, "
+    "lucb and clucb-pac, on the six quiz data sets (k = 10, Bernoulli workers) and a two-group instance.",
+    build_grid, plot, default_runs=3, summarize=summarize)
+
+#: The suites this module declares (gathered by :mod:`fullbandit.experiments.suites`).
+SUITES = (FEEDBACK_COST_SUITE,)

@@ -42,8 +42,9 @@ from fullbandit.core.algorithm import Algorithm, StoppingCheck
 from fullbandit.core.loop import run
 from fullbandit.experiments.evaluations import METRICS_COLUMN, Evaluation, Instance
 from fullbandit.experiments.grid import Factory, Grid, build_registered
+from fullbandit.experiments.planted_gap import half_planted_gap_instance, planted_gap_instance
 from fullbandit.experiments.plots import plot_metric
-from fullbandit.experiments.suites import Suite, planted_gap_instance
+from fullbandit.experiments.suite import Suite
 from fullbandit.full import SAFOA, SAQM, StaticFullBandit
 from fullbandit.full.gap_objective import exact_maximum
 from fullbandit.full.qp import brute_force_qp
@@ -85,7 +86,7 @@ def algorithm_factory(problem, seed, *, name: str, **options) -> Algorithm:
 # === kuroki-ratio: Figure 1 =====================================================================
 
 def ratio_instance(rng, n: int, k: int, min_gap: float, sigma: float, rounds: int) -> Instance:
-    """A planted-gap instance (:func:`fullbandit.experiments.suites.planted_gap_instance`) that
+    """A planted-gap instance (:func:`fullbandit.experiments.planted_gap.planted_gap_instance`) that
     also carries the number of rounds to trace (so ``rounds`` is part of every cell's key)."""
     base = planted_gap_instance(rng, n=n, k=k, min_gap=min_gap, sigma=sigma)
     return Instance(base.problem, base.environment, {"rounds": check_int("rounds", rounds, low=1)})
@@ -301,11 +302,6 @@ def timed_factory(problem, seed, *, name: str, **options) -> Algorithm:
     return algorithm_factory(problem, seed, name=name, **options)
 
 
-def half_instance(rng, n: int, min_gap: float, sigma: float) -> Instance:
-    """A planted-gap instance with ``k = n / 2`` (where ``C(n, k)`` is largest)."""
-    return planted_gap_instance(rng, n=n, k=n // 2, min_gap=min_gap, sigma=sigma)
-
-
 def evaluate_time(algorithm, instance: Instance, repetitions: int = TIME_REPETITIONS,
                   min_seconds: float = TIME_MIN_SECONDS, max_repetitions: int = TIME_MAX_REPETITIONS) -> dict:
     """Seconds per round of the stopping-rule evaluation after one full pass over the support.
@@ -370,7 +366,8 @@ def build_time_grid(runs, ns=TIME_NS, repetitions: int = TIME_REPETITIONS, min_g
     algorithms = {label: Factory(partial(timed_factory, name=name, **(exhaustive_options if name == "exhaustive"
                                                                        else {})))
                   for label, name in TIME_ALGORITHMS.items()}
-    instances = {"planted gap": Factory(partial(half_instance, min_gap=min_gap, sigma=sigma), {"n": list(ns)})}
+    instances = {"planted gap": Factory(partial(half_planted_gap_instance, min_gap=min_gap, sigma=sigma),
+                                        {"n": list(ns)})}
     evaluation = Evaluation(columns=TIME_COLUMNS, evaluate=partial(evaluate_time, repetitions=repetitions),
                             sweepable=frozenset({"n"}))
     return Grid(algorithms, instances, seeds=runs, evaluation=evaluation)
@@ -407,3 +404,5 @@ TIME_SUITE = Suite(
     "planted gap, G-allocation.",
     build_time_grid, plot_time, default_runs=3, summarize=summarize_time)
 
+#: The suites this module declares (gathered by :mod:`fullbandit.experiments.suites`).
+SUITES = (RATIO_SUITE, TIME_SUITE)

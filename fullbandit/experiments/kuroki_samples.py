@@ -1,8 +1,10 @@
 """Sample-complexity reproductions of Kuroki et al. (2020), section 5.
 
-``kuroki-samples``: pulls until stopping against ``n`` on planted-gap instances, every
-full-bandit algorithm, G-allocation (the paper's Figure 3, right). ``kuroki-table2``: the
-six crowdsourcing data sets of Table 2, uniform allocation, ``k = 10``.
+``kuroki-samples`` (:data:`SAMPLES_SUITE`): pulls until stopping against ``n`` on planted-gap
+instances, every full-bandit algorithm, G-allocation (the paper's Figure 3, right).
+``kuroki-table2`` (:data:`TABLE2_SUITE`): the six crowdsourcing data sets of Table 2, uniform
+allocation, ``k = 10``. ``kuroki-modes`` (:data:`MODES_SUITE`): what the certified modes and
+the tighter confidence constant change.
 """
 
 from __future__ import annotations
@@ -18,8 +20,9 @@ from fullbandit.datasets.instances import team_environment
 from fullbandit.datasets.quiz import DATASETS
 from fullbandit.experiments.evaluations import Instance
 from fullbandit.experiments.grid import Factory, Grid, build_registered
+from fullbandit.experiments.planted_gap import half_planted_gap_instance, planted_gap_instance
 from fullbandit.experiments.plots import plot_error_rates, plot_metric
-from fullbandit.experiments.suites import planted_gap_instance
+from fullbandit.experiments.suite import Suite
 from fullbandit.problems.classes import TopK
 
 #: Table 2 of the paper: samples to stop (ICB, SAQM, SA-FOA), one run each as printed.
@@ -43,12 +46,8 @@ def algorithm_factory(problem, seed, *, name: str, **options):
     return build_registered(problem, seed, name=name, **options)
 
 
-def half_planted_gap_instance(rng, n: int, min_gap: float, sigma: float) -> Instance:
-    """Planted gap with ``k = n / 2`` (the size at which ``C(n, k)`` is largest)."""
-    return planted_gap_instance(rng, n=n, k=n // 2, min_gap=min_gap, sigma=sigma)
-
-
-def _samples_grid(runs: int) -> Grid:
+def samples_grid(runs: int) -> Grid:
+    """The grid of ``kuroki-samples``: the paper's algorithms, G-allocation, ``n`` in 6..14 with ``k = n / 2``."""
     options = dict(epsilon=0.0, delta=0.05, allocation="g-optimal", support="random")
     algorithms = {name: Factory(partial(algorithm_factory, name=name, **options))
                   for name in ("saqm", "safoa-heuristic", "safoa", "icb", "exhaustive")}
@@ -57,7 +56,8 @@ def _samples_grid(runs: int) -> Grid:
     return Grid(algorithms, instances, seeds=runs)
 
 
-def _samples_plot(frame: pd.DataFrame, path: Path) -> None:
+def samples_plot(frame: pd.DataFrame, path: Path) -> None:
+    """Pulls to stop against ``n`` (log y) and error rates, side by side."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -77,7 +77,8 @@ def quiz_instance(rng, dataset: str, reward_model: str = TABLE2_REWARD_MODEL, k:
                     {"workers": data.n_workers})
 
 
-def _table2_grid(runs: int) -> Grid:
+def table2_grid(runs: int) -> Grid:
+    """The grid of ``kuroki-table2``: the paper's algorithms, swap and phased on the six data sets, ``k = 10``."""
     # Every algorithm with its own default design (uniform proportions as in the paper;
     # support "auto" for the paper's algorithms, "swap-optimal" for swap; phased designs its
     # own phases) and confidence constant ("tight" for the paper's algorithms, "stitched" for
@@ -123,7 +124,8 @@ def table2_teams(frame: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _table2_plot(frame: pd.DataFrame, path: Path) -> None:
+def table2_plot(frame: pd.DataFrame, path: Path) -> None:
+    """Our mean pulls beside the paper's, per data set (log y)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -157,7 +159,8 @@ MODE_VARIANTS = {
 }
 
 
-def _modes_grid(runs: int) -> Grid:
+def modes_grid(runs: int) -> Grid:
+    """The grid of ``kuroki-modes``: each variant of :data:`MODE_VARIANTS` with the tight and the paper's constant."""
     algorithms = {label: Factory(partial(algorithm_factory, epsilon=0.0, delta=0.05, support="random", **variant),
                                  {"confidence": ["tight", "paper"]})
                   for label, variant in MODE_VARIANTS.items()}
@@ -173,7 +176,8 @@ def summarize_modes(frame: pd.DataFrame) -> pd.DataFrame:
     return pulls
 
 
-def _modes_plot(frame: pd.DataFrame, path: Path) -> None:
+def modes_plot(frame: pd.DataFrame, path: Path) -> None:
+    """Mean pulls per variant with the tight and the paper's constant (log y)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -190,3 +194,23 @@ def _modes_plot(frame: pd.DataFrame, path: Path) -> None:
     figure.tight_layout()
     figure.savefig(path, dpi=120)
     plt.close(figure)
+
+
+SAMPLES_SUITE = Suite(
+    "kuroki-samples",
+    "Kuroki et al. (2020), section 5, Figure 3 (right): pulls to stop against n (k = n/2, planted gap 0.5, "
+    "N(0, 1) noise), SAQM, SA-FOA (heuristic, certified), ICB, Exhaustive, G-allocation.",
+    samples_grid, samples_plot, default_runs=10)
+TABLE2_SUITE = Suite(
+    "kuroki-table2",
+    "Kuroki et al. (2020), Table 2: the six crowdsourcing data sets, k = 10, epsilon = 0.5, delta = 0.05, "
+    "independent Bernoulli workers, uniform allocation; the paper's figures beside ours.",
+    table2_grid, table2_plot, default_runs=3, summarize=summarize_table2)
+MODES_SUITE = Suite(
+    "kuroki-modes",
+    "What the certified modes and the tighter confidence constant change: pulls of SAQM (theorem1 vs "
+    "certified width), SA-FOA (heuristic vs certified) and ICB with the tight and the paper's constant.",
+    modes_grid, modes_plot, default_runs=10, summarize=summarize_modes)
+
+#: The suites this module declares (gathered by :mod:`fullbandit.experiments.suites`).
+SUITES = (SAMPLES_SUITE, TABLE2_SUITE, MODES_SUITE)

@@ -31,6 +31,7 @@ from fullbandit.environments.models import BernoulliTeam
 from fullbandit.experiments.evaluations import Instance
 from fullbandit.experiments.grid import Factory, Grid
 from fullbandit.experiments.plots import plot_metric
+from fullbandit.experiments.suite import Suite
 from fullbandit.problems.classes import TopK
 
 FIG1_N = 1000
@@ -155,3 +156,23 @@ def plot_rte(frame: pd.DataFrame, path: Path) -> None:
     figure.tight_layout()
     figure.savefig(path, dpi=110)
     plt.close(figure)
+
+
+FIG1_SUITE = Suite(
+    "zhou-fig1",
+    "Zhou, Chen, Li (2014), Figure 1: aggregate regret against K, n = 1000 Bernoulli arms with Unif[0, 1] or "
+    "0.6/0.5 means, Q = 20n, 50n, 100n; OptMAI (beta 0.8, 0.9), SAR, LUCB, Uniform (those registered). "
+    "The paper averages 100 runs per point and K = 10, 20, ..., 500; here fewer runs and K values. "
+    "Paper's statement: Uniform performs the worst, OptMAI outperforms SAR and LUCB in most scenarios, and "
+    "beta = 0.8 beats 0.9 for large K (0.9 for small K).",
+    build_fig1_grid, plot_fig1, default_runs=5, summarize=summarize)
+RTE_SUITE = Suite(
+    "zhou-rte",
+    "Zhou, Chen, Li (2014), Figure 2: the 164 RTE workers' accuracies as Bernoulli arms, Q = 10n, 20n, 50n, "
+    "K = 10..100: regret, precision, and the samples per worker at Q = 10n, K = 20 (the paper: at most 48 "
+    "for OptMAI, 143 for SAR, 17 for LUCB). Paper's statement: OptMAI with beta = 0.8 outperforms the others "
+    "for most K and Q; SAR is best at K = 10, Q = 10n.",
+    build_rte_grid, plot_rte, default_runs=100, summarize=summarize)
+
+#: The suites this module declares (gathered by :mod:`fullbandit.experiments.suites`).
+SUITES = (FIG1_SUITE, RTE_SUITE)
