@@ -1,4 +1,4 @@
-"""The experiment runner: backend-independent results, resumable files, plots."""
+"""The experiment runner: backend-independent results, resumable files, plots, registered algorithms."""
 
 import math
 import signal
@@ -10,6 +10,9 @@ import pytest
 from experiment_factories import failing_instance, regret_metric, saqm, two_level_instance
 from scipy import stats
 
+from fullbandit.core import registry
+from fullbandit.core.algorithm import Algorithm, StoppingCheck
+from fullbandit.core.params import SEED, Interval
 from fullbandit.experiments import Factory, Grid, run_grid
 from fullbandit.experiments.evaluations import BANDIT, evaluate_bandit
 from fullbandit.experiments.plots import mean_with_band, plot_error_rates, plot_metric, wilson_interval
@@ -17,6 +20,50 @@ from fullbandit.experiments.store import ResultStore
 from fullbandit.util.validation import InvalidParameterError
 
 SEEDS = 6
+
+
+class OneTeam(Algorithm):
+    """A tiny algorithm for the tests: pulls the first ``k`` arms ``budget`` times, answers the ``k`` from ``first``.
+
+    Module-level, so worker processes can import it; registered only by the tests that use it.
+    """
+
+    name = "one-team-test"
+    summary = "one team pulled, another answered (tests)"
+    feedback = "full"
+    setting = "fixed-budget"
+    parameter_constraints = {"budget": [Interval(int, 1, None)], "first": [Interval(int, 0, None)], "seed": [SEED]}
+
+    def __init__(self, problem, *, budget: int = 3, first: int = 0, seed=None):
+        self.problem = problem
+        self.budget = budget
+        self.first = first
+        self.seed = seed
+
+    def _build(self, rng, noise_scale):
+        pass  # nothing is estimated
+
+    def _next_pull(self, max_count):
+        return tuple(range(self.problem.k)), 1, None
+
+    def _record(self, token, arms, count, reward):
+        pass
+
+    def _release(self, token, count):
+        pass
+
+    def _due_for_check(self):
+        return False  # fixed budget: the base evaluates once, when the budget is spent
+
+    def _evaluate(self):
+        return StoppingCheck(self._told, math.inf, 0.0, tuple(range(self.first, self.first + self.problem.k)), False)
+
+
+@pytest.fixture
+def one_team():
+    spec = registry.register(OneTeam)
+    yield spec
+    registry.unregister(spec.name)
 
 
 def _grid(**instance_options):
@@ -218,3 +265,34 @@ def test_sigterm_handler_is_installed_only_while_the_grid_runs():
         assert seen == [own_handler] and signal.getsignal(signal.SIGTERM) is own_handler
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+
+@pytest.mark.parametrize("backend", ["sequential", "processes"])
+def test_a_newly_registered_algorithm_runs_in_a_grid_with_any_declared_parameter(one_team, backend):
+    # The worker processes have their own registry, without this program's entry.
+    grid = Grid({"defaults": "one-team-test",
+                 "chosen": Factory.registered("one-team-test", {"first": [1, 2]}, budget=5)},
+                {"two-level": Factory(two_level_instance, {"n": [4], "separation": [0.3]})}, seeds=1)
+    frame = run_grid(grid, backend=backend, jobs=1, progress=False)
+    rows = {(row.algorithm, None if math.isnan(row.first) else int(row.first)): (row.pulls, row.answer)
+            for row in frame.itertuples()}
+    assert OneTeam.parameter_defaults() == {"budget": 3, "first": 0, "seed": None}
+    assert rows == {("defaults", None): (3, "0"), ("chosen", 1): (5, "1"), ("chosen", 2): (5, "2")}
+    assert set(frame["stop_reason"]) == {"budget exhausted"}
+
+
+def test_a_registered_algorithm_takes_its_declared_parameters_only_checked_before_any_run(one_team):
+    with pytest.raises(InvalidParameterError, match="one-team-test takes no parameter 'epsilon'; its options are "
+                                                    "budget, first, seed"):
+        Factory.registered("one-team-test", epsilon=0.1)
+    with pytest.raises(InvalidParameterError, match="one-team-test: first=-1 must be an int >= 0"):
+        Factory.registered("one-team-test", {"first": [1, -1]})
+    with pytest.raises(TypeError, match="one-team-test: budget='many' must be"):
+        Factory.registered("one-team-test", budget="many")
+    with pytest.raises(InvalidParameterError, match="seed is not a grid parameter"):
+        Factory.registered("one-team-test", {"seed": [1, 2]})
+    with pytest.raises(InvalidParameterError, match=r"\['first'\] are both fixed and swept"):
+        Factory.registered("one-team-test", {"first": [1]}, first=2)
+    with pytest.raises(InvalidParameterError, match="'no-such-algorithm' is not one of the registered"):
+        Grid({"missing": "no-such-algorithm"}, {"two-level": Factory(two_level_instance)})

@@ -20,6 +20,8 @@ from functools import partial
 import numpy as np
 
 from fullbandit.core import registry
+from fullbandit.core.algorithm import Algorithm
+from fullbandit.core.params import validate_parameters
 from fullbandit.experiments.evaluations import BANDIT, Evaluation
 from fullbandit.util.validation import InvalidParameterError, check_int
 
@@ -38,14 +40,37 @@ class Factory:
 
     @classmethod
     def registered(cls, name: str, sweep: Mapping[str, Iterable] | None = None, **options) -> Factory:
-        """A factory for the registry entry ``name`` (:mod:`fullbandit.core.registry`) with fixed ``options``.
+        """A factory for the registry entry ``name`` with ``options`` fixed and ``sweep`` swept.
+
+        The entry's declarations (:mod:`fullbandit.core.registry`) are the only source: any
+        parameter it declares (:attr:`~fullbandit.core.registry.AlgorithmSpec.options`) may be
+        fixed or swept, each value is checked here against the class's ``parameter_constraints``
+        (so a wrong name or value fails before any run, not in a worker), and a parameter left
+        out takes the default of the class's signature. ``seed`` is the grid's: every run is
+        seeded from its cell. The entry travels with the factory, so an algorithm this program
+        registered (:func:`~fullbandit.core.registry.register`) also runs in worker processes.
 
         >>> factory = Factory.registered("icb", {"delta": [0.05, 0.1]}, epsilon=0.1)
         >>> [setting["delta"] for setting in factory.settings()]
         [0.05, 0.1]
+        >>> Factory.registered("icb", {"delta": [0.05, 2.0]})
+        Traceback (most recent call last):
+        ...
+        fullbandit.util.validation.InvalidParameterError: icb: delta=2.0 must be a float in (0, 1)
         """
-        registry.get(name)  # an unknown name fails here, not in a worker
-        return cls(partial(build_registered, name=name, **options), dict(sweep or {}))
+        spec = registry.get(name)  # an unknown name fails here, not in a worker
+        swept = {parameter: list(values) for parameter, values in (sweep or {}).items()}
+        both = sorted(set(options) & set(swept))
+        if both:
+            raise InvalidParameterError(f"{spec.name}: {both} are both fixed and swept; give each parameter once")
+        for parameter, values in [*((parameter, [value]) for parameter, value in options.items()), *swept.items()]:
+            if parameter == "seed":
+                raise InvalidParameterError(f"{spec.name}: seed is not a grid parameter; every run is seeded from its "
+                                            "cell (Grid.base_seed changes them all)")
+            allowed = spec.constraints(parameter)  # an undeclared parameter fails here, naming the declared ones
+            for value in values:
+                validate_parameters({parameter: allowed}, {parameter: value}, owner=spec.name)
+        return cls(partial(build_entry, name=spec.name, algorithm=spec.cls, fixed=dict(spec.fixed), **options), swept)
 
     def settings(self) -> list[dict]:
         names = sorted(self.sweep)
@@ -53,9 +78,18 @@ class Factory:
         return [dict(zip(names, combination, strict=True)) for combination in itertools.product(*values)]
 
 
-def build_registered(problem, seed, *, name: str, **parameters):
-    """The algorithm registered as ``name`` for ``problem``, seeded with ``seed``."""
+def build_registered(problem, seed, *, name: str, **parameters) -> Algorithm:
+    """The algorithm registered as ``name`` (in the registry of the process that runs it) for ``problem``."""
     return registry.build(name, problem, seed=seed, **parameters)
+
+
+def build_entry(problem, seed, *, name: str, algorithm: type[Algorithm], fixed: Mapping, **parameters) -> Algorithm:
+    """The registry entry ``name`` (class ``algorithm`` with the ``fixed`` arguments) for ``problem``.
+
+    :meth:`Factory.registered` ships the entry itself rather than its name: a worker process
+    has its own registry, without the entries the program added.
+    """
+    return registry.AlgorithmSpec(name, algorithm, fixed).build(problem, seed=seed, **parameters)
 
 
 def _stable_hash(text: str) -> int:
@@ -102,7 +136,8 @@ class Grid:
     Parameters
     ----------
     algorithms : mapping of name to Factory or str
-        A string is a registry name (:mod:`fullbandit.core.registry`) with its defaults.
+        A string is a registry name (:mod:`fullbandit.core.registry`) with the defaults of its
+        class's signature (:meth:`Factory.registered`).
     instances : mapping of name to Factory
     seeds : int or iterable of int
         ``runs`` (seeds ``0 .. runs-1``) or explicit seed indices.
