@@ -9,7 +9,6 @@ from fullbandit.datasets import load_dataset
 from fullbandit.experiments import Factory, Grid, run_grid
 from fullbandit.experiments.kuroki_samples import (
     PAPER_TABLE2,
-    algorithm_factory,
     quiz_instance,
     samples_grid,
     summarize_modes,
@@ -28,8 +27,7 @@ def test_quiz_instance_is_the_data_set_with_bernoulli_workers():
 
 def test_table2_summary_puts_the_papers_numbers_beside_ours():
     options = dict(epsilon=1.0, delta=0.1, support="random")
-    grid = Grid({name: Factory(partial(algorithm_factory, name=name, **options))
-                 for name in ("icb", "safoa-heuristic")},
+    grid = Grid({name: Factory.registered(name, **options) for name in ("icb", "safoa-heuristic")},
                 {"pokemon": Factory(partial(quiz_instance, dataset="pokemon", k=3))}, seeds=1)
     frame = run_grid(grid, progress=False)
     assert frame["epsilon_optimal"].all() and (frame["stop_reason"] == "stopping rule").all()
@@ -57,8 +55,7 @@ def test_modes_summary_compares_constants_on_the_same_sample_path():
     # A deterministic (cyclic) support and common random numbers for the environment: both
     # constants see the same sample path, and the paper's constant, larger for every t, can
     # only stop later.
-    grid = Grid({"icb": Factory(partial(algorithm_factory, name="icb", epsilon=0.0, support="cyclic"),
-                                {"confidence": ["tight", "paper"]})},
+    grid = Grid({"icb": Factory.registered("icb", {"confidence": ["tight", "paper"]}, epsilon=0.0, support="cyclic")},
                 {"planted": Factory(partial(planted_gap_instance, n=7, k=3, min_gap=0.5, sigma=0.3))}, seeds=3)
     frame = run_grid(grid, progress=False)
     paired = frame.pivot_table(index="seed", columns="confidence", values="pulls")

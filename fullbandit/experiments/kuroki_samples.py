@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,7 +20,7 @@ from fullbandit.datasets import load_dataset
 from fullbandit.datasets.instances import team_environment
 from fullbandit.datasets.quiz import DATASETS
 from fullbandit.experiments.evaluations import Instance
-from fullbandit.experiments.grid import Factory, Grid, build_registered
+from fullbandit.experiments.grid import Factory, Grid
 from fullbandit.experiments.planted_gap import half_planted_gap_instance, planted_gap_instance
 from fullbandit.experiments.plots import plot_error_rates, plot_metric
 from fullbandit.experiments.suite import Suite
@@ -41,15 +42,10 @@ SAMPLES_GAP = 0.5
 SAMPLES_SIGMA = 1.0
 
 
-def algorithm_factory(problem, seed, *, name: str, **options):
-    """The algorithm registered as ``name`` (:mod:`fullbandit.core.registry`)."""
-    return build_registered(problem, seed, name=name, **options)
-
-
 def samples_grid(runs: int) -> Grid:
     """The grid of ``kuroki-samples``: the paper's algorithms, G-allocation, ``n`` in 6..14 with ``k = n / 2``."""
-    options = dict(epsilon=0.0, delta=0.05, allocation="g-optimal", support="random")
-    algorithms = {name: Factory(partial(algorithm_factory, name=name, **options))
+    options: dict[str, Any] = {"epsilon": 0.0, "delta": 0.05, "allocation": "g-optimal", "support": "random"}
+    algorithms = {name: Factory.registered(name, **options)
                   for name in ("saqm", "safoa-heuristic", "safoa", "icb", "exhaustive")}
     instances = {"planted gap": Factory(partial(half_planted_gap_instance, min_gap=SAMPLES_GAP, sigma=SAMPLES_SIGMA),
                                         {"n": [6, 8, 10, 12, 14]})}
@@ -83,8 +79,8 @@ def table2_grid(runs: int) -> Grid:
     # support "auto" for the paper's algorithms, "swap-optimal" for swap; phased designs its
     # own phases) and confidence constant ("tight" for the paper's algorithms, "stitched" for
     # swap and phased): the paper leaves the support open.
-    options = dict(epsilon=TABLE2_EPSILON, delta=TABLE2_DELTA)
-    algorithms = {name: Factory(partial(algorithm_factory, name=name, **options))
+    options: dict[str, Any] = {"epsilon": TABLE2_EPSILON, "delta": TABLE2_DELTA}
+    algorithms = {name: Factory.registered(name, **options)
                   for name in ("icb", "saqm", "safoa-heuristic", "safoa", "swap", "phased")}
     instances = {dataset: Factory(partial(quiz_instance, dataset=dataset)) for dataset in DATASETS}
     return Grid(algorithms, instances, seeds=runs)
@@ -150,20 +146,21 @@ def table2_plot(frame: pd.DataFrame, path: Path) -> None:
     plt.close(figure)
 
 
-MODE_VARIANTS = {
-    "saqm theorem1": dict(name="saqm", width_bound="theorem1"),
-    "saqm certified": dict(name="saqm", width_bound="certified"),
-    "safoa heuristic": dict(name="safoa-heuristic"),
-    "safoa certified": dict(name="safoa"),
-    "icb": dict(name="icb"),
+#: Label -> (registry name, options): the published and the certified modes.
+MODE_VARIANTS: dict[str, tuple[str, dict]] = {
+    "saqm theorem1": ("saqm", {"width_bound": "theorem1"}),
+    "saqm certified": ("saqm", {"width_bound": "certified"}),
+    "safoa heuristic": ("safoa-heuristic", {}),
+    "safoa certified": ("safoa", {}),
+    "icb": ("icb", {}),
 }
 
 
 def modes_grid(runs: int) -> Grid:
     """The grid of ``kuroki-modes``: each variant of :data:`MODE_VARIANTS` with the tight and the paper's constant."""
-    algorithms = {label: Factory(partial(algorithm_factory, epsilon=0.0, delta=0.05, support="random", **variant),
-                                 {"confidence": ["tight", "paper"]})
-                  for label, variant in MODE_VARIANTS.items()}
+    algorithms = {label: Factory.registered(name, {"confidence": ["tight", "paper"]}, epsilon=0.0, delta=0.05,
+                                            support="random", **options)
+                  for label, (name, options) in MODE_VARIANTS.items()}
     instances = {"planted gap": Factory(partial(planted_gap_instance, n=6, k=3, min_gap=0.5, sigma=0.5))}
     return Grid(algorithms, instances, seeds=runs)
 
