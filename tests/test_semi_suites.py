@@ -9,6 +9,7 @@ from fullbandit.analysis.metrics import aggregate_regret, precision
 from fullbandit.experiments import feedback_cost, run_grid, zhou
 from fullbandit.experiments.grid import Grid
 from fullbandit.experiments.suites import get_suite
+from fullbandit.problems.classes import TopK
 
 
 def test_pairs_keep_only_the_algorithms_of_each_instance_s_feedback():
@@ -65,6 +66,13 @@ def test_chen_grid_and_failure_metric():
                for label in grid.algorithms}
     assert budgets == {"AdaptiveTopK": set(chen.BUDGETS), "OptMAI": set(chen.BUDGETS),
                        "CLUCB-PAC": set(chen.ROUND_BY_ROUND_BUDGETS)}
+    problem = TopK(60, 10)
+    built = {label: factory.make(problem, 0, budget_per_arm=30).get_params()
+             for label, factory in grid.algorithms.items()}
+    assert {label: params["budget"] for label, params in built.items()} == dict.fromkeys(grid.algorithms, 1800)
+    assert built["CLUCB-PAC"]["epsilon"] == pytest.approx(chen.EPSILON * 10)  # the regret tolerance, on the sum
+    assert built["CLUCB-PAC"]["delta"] == built["AdaptiveTopK"]["delta"] == chen.DELTA
+    assert built["OptMAI"]["reuse_samples"] and built["OptMAI"]["adjusted_budget"]
     small = Grid({"OptMAI": grid.algorithms["OptMAI"]}, {"TWOGROUP": grid.instances["TWOGROUP"]}, seeds=2,
                  metrics=grid.metrics)
     frame = run_grid(small, progress=False)

@@ -25,10 +25,10 @@ from fullbandit.analysis.metrics import aggregate_regret
 from fullbandit.core import registry
 from fullbandit.datasets.synthetic import SyntheticInstance, chen_synthetic_p, chen_twogroup, chen_uniform
 from fullbandit.environments.models import BernoulliTeam
+from fullbandit.experiments import zhou
 from fullbandit.experiments.evaluations import Instance
 from fullbandit.experiments.grid import Factory, Grid
 from fullbandit.experiments.suite import Suite
-from fullbandit.experiments.zhou import PAPER_OPTMAI
 from fullbandit.problems.classes import TopK
 
 N = 1000
@@ -42,16 +42,24 @@ DATASETS: dict[str, Callable[..., SyntheticInstance]] = {
     "SYNTHETIC-6": partial(chen_synthetic_p, p=6.0)}
 
 
-def budgeted(problem, seed, *, name: str, budget_per_arm: int):
-    """``name`` with the budget ``budget_per_arm * n`` (and the paper's epsilon, delta where it takes them)."""
-    options: dict = {"budget": budget_per_arm * problem.n}
-    if name == "adaptive-topk-budget":
-        options["delta"] = DELTA
-    elif name == "clucb-pac":  # its epsilon bounds the sum gap: K times the aggregate regret
-        options.update(epsilon=EPSILON * problem.k, delta=DELTA)
-    elif name == "optmai":  # as Zhou et al.'s experiments run it
-        options.update(PAPER_OPTMAI)
-    return registry.build(name, problem, seed=seed, **options)
+#: Display name -> (registry name, the paper's options, budgets in multiples of n). ``regret_epsilon`` is
+#: the paper's tolerance on the aggregate regret, which :func:`budgeted` passes as the epsilon on the sum.
+ALGORITHMS: dict[str, tuple[str, dict, tuple[int, ...]]] = {
+    "AdaptiveTopK": ("adaptive-topk-budget", {"delta": DELTA}, BUDGETS),
+    "CLUCB-PAC": ("clucb-pac", {"regret_epsilon": EPSILON, "delta": DELTA}, ROUND_BY_ROUND_BUDGETS),
+    "OptMAI": ("optmai", zhou.PAPER_OPTMAI, BUDGETS),  # as Zhou et al.'s experiments run it
+}
+
+
+def budgeted(problem, seed, *, name: str, budget_per_arm: int, regret_epsilon: float | None = None, **options):
+    """The registered ``name`` with the budget ``budget_per_arm * n`` and ``options``.
+
+    ``regret_epsilon``, a tolerance on the aggregate regret (the team's mean gap), becomes the
+    registry's ``epsilon``, a tolerance on the team's summed gap: ``K`` times it.
+    """
+    if regret_epsilon is not None:
+        options["epsilon"] = regret_epsilon * problem.k
+    return zhou.budgeted(problem, seed, name=name, budget_per_arm=budget_per_arm, **options)
 
 
 def instance(rng, *, dataset: str, K: int, n: int = N) -> Instance:
@@ -67,10 +75,8 @@ def failure_metric(result, instance: Instance) -> dict:
 
 def build_grid(runs: int, ks=KS, n: int = N) -> Grid:
     available = set(registry.names())
-    algorithms = {label: Factory(partial(budgeted, name=name), {"budget_per_arm": list(budgets)})
-                  for label, name, budgets in (("AdaptiveTopK", "adaptive-topk-budget", BUDGETS),
-                                               ("CLUCB-PAC", "clucb-pac", ROUND_BY_ROUND_BUDGETS),
-                                               ("OptMAI", "optmai", BUDGETS)) if name in available}
+    algorithms = {label: Factory(partial(budgeted, name=name, **options), {"budget_per_arm": list(budgets)})
+                  for label, (name, options, budgets) in ALGORITHMS.items() if name in available}
     instances = {name: Factory(partial(instance, dataset=name, n=n), {"K": list(ks)}) for name in DATASETS}
     return Grid(algorithms, instances, seeds=runs, metrics=failure_metric)
 
