@@ -28,6 +28,7 @@ from fullbandit.environments.models import BernoulliTeam
 from fullbandit.experiments import zhou
 from fullbandit.experiments.evaluations import Instance
 from fullbandit.experiments.grid import Factory, Grid
+from fullbandit.experiments.plots import plot_metric
 from fullbandit.experiments.suite import Suite
 from fullbandit.problems.classes import TopK
 
@@ -92,8 +93,6 @@ def plot(frame: pd.DataFrame, path: Path) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from fullbandit.experiments.plots import plot_metric
     ks = sorted(frame["K"].unique())
     figure, axes = plt.subplots(len(DATASETS), len(ks), figsize=(5 * len(ks), 3.6 * len(DATASETS)), squeeze=False)
     frame = frame.assign(failure=frame["failure"].astype(float))

@@ -30,6 +30,7 @@ from fullbandit.dks.weights import graph_weights
 from fullbandit.experiments.evaluations import Evaluation
 from fullbandit.experiments.graphs import make_graph
 from fullbandit.experiments.grid import Factory, Grid
+from fullbandit.experiments.plots import plot_metric
 from fullbandit.experiments.suite import Suite
 
 REFERENCE = "reference"
@@ -129,8 +130,6 @@ def plot_dks(frame: pd.DataFrame, path: Path) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
-    from fullbandit.experiments.plots import plot_metric
     table = ratios(frame)
     figure, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
     plot_metric(table, "k", "ratio", ax=left, title="weight / (exact optimum or certified bound), all graphs")

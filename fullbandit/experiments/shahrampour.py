@@ -40,6 +40,7 @@ from fullbandit.datasets.synthetic import (
     nsar_setup5,
     nsar_setup6,
 )
+from fullbandit.datasets.votes import load_caption559
 from fullbandit.experiments.batched import BATCH_RUNS, Contender, batch_sizes, contender, simulate_batch
 from fullbandit.experiments.evaluations import METRICS_COLUMN, Evaluation, Instance
 from fullbandit.experiments.grid import Factory, Grid
@@ -91,7 +92,6 @@ def setup_instance(rng, *, setup: int, M: int, split: int, sizes: tuple[int, ...
 
 def caption_instance(rng, *, split: int, sizes: tuple[int, ...], budgets: tuple[int, ...], M: int = 2) -> Instance:
     """The caption contest 559's categorical arms, the top ``M`` to find, for one batch."""
-    from fullbandit.datasets.votes import load_caption559
     votes = load_caption559()
     arms = CategoricalBatch(votes.support, votes.probabilities)
     return Instance(TopK(votes.n_arms, M), arms, {"runs": sizes[split], "budgets": tuple(budgets)})

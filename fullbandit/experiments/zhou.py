@@ -25,6 +25,7 @@ import pandas as pd
 
 from fullbandit.analysis.metrics import aggregate_regret, precision
 from fullbandit.core import registry
+from fullbandit.core.loop import run
 from fullbandit.datasets.rte import load_rte
 from fullbandit.datasets.synthetic import zhou_two_level, zhou_uniform
 from fullbandit.environments.models import BernoulliTeam
@@ -127,7 +128,6 @@ def plot_fig1(frame: pd.DataFrame, path: Path) -> None:
 
 def samples_per_worker(name: str, options: dict, *, K: int = 20, budget_per_arm: int = 10, seed: int = 0):
     """Samples each RTE worker got in one run of ``name`` (Figure 2 (e)-(f): ``Q = 10 n``, ``K = 20``)."""
-    from fullbandit.core.loop import run
     instance = rte_instance(np.random.default_rng(seed), K=K)
     algorithm = budgeted(instance.problem, seed, name=name, budget_per_arm=budget_per_arm, **options)
     run(algorithm, instance.environment, progress=False)
