@@ -51,13 +51,23 @@ def test_same_seed_same_output(capsys):
 @pytest.mark.parametrize("argv, message", [
     (["--k", "0"], "k=0 must satisfy 1 <= k < n=36"),
     (["--k", "36"], "k=36 must satisfy 1 <= k < n=36"),
-    (["--delta", "-0.5"], "delta=-0.5 must be a float in (0, 1)"),
-    (["--delta", "nan"], "delta=nan must be a float in (0, 1)"),
-    (["--epsilon", "-1"], "epsilon=-1.0 must be a finite float >= 0"),
-    (["--epsilon", "inf"], "epsilon=inf must be a finite float >= 0"),
-    (["--epsilon", "nan"], "epsilon=nan must be a finite float >= 0"),
-    (["--noise-scale", "0", "--algorithm", "icb"], "noise_scale=0.0 must be None or a finite float > 0"),
-    (["--noise-scale", "inf", "--algorithm", "icb"], "noise_scale=inf must be None or a finite float > 0"),
+    (["--delta", "-0.5"], "--delta=-0.5 must be a float in (0, 1) for --algorithm phased"),
+    (["--delta", "nan"], "--delta=nan must be a float in (0, 1)"),
+    (["--delta", "half"], "--delta=half must be a float in (0, 1)"),
+    (["--epsilon", "-1"], "--epsilon=-1 must be a finite float >= 0"),
+    (["--epsilon", "inf"], "--epsilon=inf must be a finite float >= 0"),
+    (["--epsilon", "nan"], "--epsilon=nan must be a finite float >= 0"),
+    (["--noise-scale", "0", "--algorithm", "icb"], "--noise-scale=0 must be none or a finite float > 0 for "
+                                                   "--algorithm icb"),
+    (["--noise-scale", "inf", "--algorithm", "icb"], "--noise-scale=inf must be none or a finite float > 0"),
+    (["--budget", "2.5"], "--budget=2.5 must be an int >= 1"),
+    (["--confidence", "paper"], "--confidence=paper must be one of stitched, tight for --algorithm phased"),
+    (["--stop-on-rule", "maybe", "--algorithm", "icb"], "--stop-on-rule=maybe must be true or false"),
+    (["--reward-range", "1,0", "--algorithm", "icb"], "--reward-range=1,0 must be none or LOW,HIGH with LOW < HIGH"),
+    (["--p", "0.5"], "--p does not apply to --algorithm phased; its options are --epsilon, --delta, --noise-scale, "
+                     "--confidence, --restart-ratio, --budget, --check-growth"),
+    (["--mode", "certified", "--algorithm", "safoa-heuristic"], "--mode is fixed to heuristic by --algorithm "
+                                                                "safoa-heuristic; choose --algorithm safoa"),
     (["--seed", "-2"], "seed=-2 must satisfy"),
 ])
 def test_bad_values_exit_with_a_clear_message(argv, message, capsys):
@@ -194,10 +204,11 @@ def test_version_prints_the_name_and_version(capsys):
 
 
 @pytest.mark.parametrize("algorithm, budget, floor", [("sar", 5, 37), ("nsar", 36, 37), ("optmai", 10, 36),
-                                                      ("uniform", 35, 36), ("adaptive-topk-budget", 1, 36 * 30)])
+                                                      ("uniform", 35, 36), ("adaptive-topk-budget", 1, 36 * 36)])
 def test_a_fixed_budget_below_what_the_schedule_needs_is_refused(algorithm, budget, floor, capsys):
     # The embedded IT data has n=36 workers; adaptive-topk-budget's first round samples each of them
-    # m_1 = ceil(4 ln(2 * 36 / 0.05)) = 30 times (R = 1/2 for Bernoulli answers, the CLI's delta 0.05).
+    # m_1 = ceil(4 ln(2 * 36 / 0.01)) = 36 times (R = 1/2 for Bernoulli answers, the class's delta 0.01,
+    # the same from the command line as from the library).
     assert main(["solve", "--algorithm", algorithm, "--budget", str(budget), "--no-progress"]) == 2
     captured = capsys.readouterr()
     assert captured.out == "" and captured.err.count("\n") == 1

@@ -361,3 +361,36 @@ def test_solve_with_a_prior_batch_counts_it_and_refuses_shared_tasks(tmp_path, c
     assert "shares 40 task(s) with --data" in capsys.readouterr().err
     assert main(["solve", "--prior-answers", str(tmp_path / "old.csv"), "--k", "2"]) == 2
     assert "applies only with --data" in capsys.readouterr().err
+
+
+def test_takes_prior_is_declared_by_exactly_the_classes_that_count_a_prior():
+    from fullbandit.core.algorithm import Algorithm
+
+    declared = {spec.name for spec in fb.registry.specs() if spec.cls.takes_prior}
+    implemented = {spec.name for spec in fb.registry.specs() if spec.cls._absorb_prior is not Algorithm._absorb_prior}
+    assert declared == implemented
+    assert {"icb", "phased", "lucb", "clucb-pac"} <= declared and not {"sar", "apt", "adaptive-topk"} & declared
+    prior = PriorObservations.from_accuracies([1.0] * 4, [1] * 4)
+    for spec in fb.registry.specs():  # every other refuses a prior by its declaration, naming it
+        if not spec.cls.takes_prior:
+            algorithm = fb.registry.build(spec.name, fb.Thresholding(4, 0.5) if fb.Thresholding in
+                                          spec.decision_classes else fb.TopK(4, 2))
+            with pytest.raises(InvalidParameterError, match="takes_prior = False"):
+                algorithm.setup(prior=prior)
+            assert not algorithm.is_set_up
+
+
+def test_solve_refuses_a_prior_for_an_algorithm_that_takes_none_naming_those_that_do(tmp_path, capsys):
+    from fullbandit.cli.main import main
+
+    (tmp_path / "answers.csv").write_text("task,worker,label,true_label\nq1,a,1,1\nq1,b,0,1\nq1,c,1,1\n")
+    (tmp_path / "earlier.csv").write_text("task,worker,label,true_label\nq0,a,1,1\n")
+    assert main(["solve", "--data", str(tmp_path / "answers.csv"), "--prior-answers", str(tmp_path / "earlier.csv"),
+                 "--algorithm", "sar", "--k", "1", "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert "--prior-answers: --algorithm sar does not take prior observations; the algorithms that do: clucb-pac" in err
+    assert main(["solve", "--list"]) == 0
+    header, *lines = capsys.readouterr().out.splitlines()
+    column = header.index("prior")
+    rows = {line.split()[0]: line[column:].split()[0] for line in lines}
+    assert rows["icb"] == "yes" and rows["sar"] == "no"

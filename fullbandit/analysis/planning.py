@@ -16,6 +16,11 @@ ranking workers on their graded answers is far cheaper (on public crowd data set
 issue 12; the per-arm rows here are sequential such searches). Compare the ``answers``
 column of both kinds in the plan.
 
+Parameters: every planned algorithm gets the plan's ``epsilon`` (the question's tolerance on
+the team's sum) and ``budget`` (the plan's cap on one simulated run), and the ``parameters``
+given that it declares; every other parameter, ``delta`` included unless given, takes the
+class's default, so a plan runs the algorithms as they run anywhere else.
+
 Seeds: run ``i`` (``0 <= i < runs``) of every algorithm uses
 ``environment_seed, algorithm_seed = numpy.random.SeedSequence([seed, i]).spawn(2)``, so a
 plan is reproducible and can be checked against :func:`fullbandit.run` directly.
@@ -38,7 +43,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -46,6 +51,7 @@ import numpy as np
 from fullbandit.analysis.sample_complexity import lower_bound as instance_lower_bound
 from fullbandit.core import registry
 from fullbandit.core.loop import run
+from fullbandit.core.params import validate_parameters
 from fullbandit.environments.models import BernoulliTeam
 from fullbandit.problems.classes import TopK
 from fullbandit.util.validation import InvalidParameterError, check_int, check_probability, check_real
@@ -109,7 +115,11 @@ class PlanLowerBound:
 
 @dataclass(frozen=True)
 class Plan:
-    """Inputs and results of :func:`plan`."""
+    """Inputs and results of :func:`plan`.
+
+    ``delta`` is the one the lower bound uses: the one given, else the smallest the planned
+    algorithms use by default; ``parameters`` the other algorithm parameters given.
+    """
 
     accuracies: tuple[float, ...]
     k: int
@@ -120,6 +130,7 @@ class Plan:
     seed: int
     rows: tuple[PlanRow, ...]
     lower_bound: PlanLowerBound
+    parameters: dict = field(default_factory=dict)
     caveat: str = field(default=(
         "estimates from simulation on the prior accuracies (independent Bernoulli workers); "
         "only as good as the prior"))
@@ -191,9 +202,10 @@ def check_accuracies(accuracies, k: int, argument: str = "accuracies") -> np.nda
     return values
 
 
-def plan(accuracies, k: int, *, epsilon: float, delta: float = 0.05, runs: int = DEFAULT_RUNS,
+def plan(accuracies, k: int, *, epsilon: float, delta: float | None = None, runs: int = DEFAULT_RUNS,
          budget: int = DEFAULT_BUDGET, seed: int = 0, algorithms: Sequence[str] | None = None,
-         lower_bound_limit: int = LOWER_BOUND_LIMIT, relaxed_workers: int = RELAXED_WORKERS) -> Plan:
+         lower_bound_limit: int = LOWER_BOUND_LIMIT, relaxed_workers: int = RELAXED_WORKERS,
+         parameters: Mapping | None = None) -> Plan:
     """Estimate what a campaign would cost, by simulation on prior per-worker accuracies.
 
     These are estimates from simulation on the prior accuracies, only as good as the prior.
@@ -210,8 +222,9 @@ def plan(accuracies, k: int, *, epsilon: float, delta: float = 0.05, runs: int =
     epsilon : float
         Tolerance on the team's summed accuracy, ``>= 0`` (an algorithm whose tolerance is
         per member, e.g. ``adaptive-topk``, is given ``epsilon / k``).
-    delta : float
-        Error probability in ``(0, 1)``.
+    delta : float, optional
+        Error probability in ``(0, 1)``, for every algorithm that takes one; ``None``: each
+        algorithm's class default (the lower bound then uses the smallest of them).
     runs : int
         Seeded runs per algorithm (seeds: :func:`run_seeds`).
     budget : int
@@ -220,12 +233,15 @@ def plan(accuracies, k: int, *, epsilon: float, delta: float = 0.05, runs: int =
     seed : int
         Base seed, ``>= 0``.
     algorithms : sequence of str, optional
-        Registry names (default: :func:`planned_algorithms`).
+        Registry names or class names (default: :func:`planned_algorithms`).
     lower_bound_limit : int
         Largest ``C(n, k)`` for which the exact lower bound (enumeration) is computed; above
         it, the relaxation of :func:`fullbandit.lower_bound` (a smaller certified value).
     relaxed_workers : int
         Most workers for which the relaxation is computed; above it, the bound is skipped.
+    parameters : mapping, optional
+        Other algorithm parameters by name, each passed to every planned algorithm that declares
+        it (and checked against its declaration first); one that none declares is refused.
 
     Returns
     -------
@@ -241,26 +257,31 @@ def plan(accuracies, k: int, *, epsilon: float, delta: float = 0.05, runs: int =
     k = check_int("k", k, low=1)
     values = check_accuracies(accuracies, k)
     epsilon = check_real("epsilon", epsilon, low=0.0)
-    delta = check_probability("delta", delta)
+    if delta is not None:
+        delta = check_probability("delta", delta)
     runs = check_int("runs", runs, low=1)
     budget = check_int("budget", budget, low=1)
     seed = check_int("seed", seed, low=0)
     lower_bound_limit = check_int("lower_bound_limit", lower_bound_limit, low=0)
     relaxed_workers = check_int("relaxed_workers", relaxed_workers, low=0)
-    names = planned_algorithms() if algorithms is None else tuple(algorithms)
+    names = planned_algorithms() if algorithms is None else tuple(registry.get(name).name for name in algorithms)
     problem = TopK(values.size, k)
-    rows = []
-    for name in names:
-        spec = registry.get(name)
+    specs = [registry.get(name) for name in names]
+    given = _given_parameters(specs, parameters, delta)
+    for spec in specs:
         if not spec.supports(problem):
-            raise InvalidParameterError(f"algorithm {name!r} does not handle a top-k team")
+            raise InvalidParameterError(f"algorithm {spec.name!r} does not handle a top-k team")
+    rows = []
+    for spec in specs:
+        name = spec.name
+        chosen = {"epsilon": epsilon, "budget": budget, **given}
+        chosen = {key: value for key, value in chosen.items() if key in spec.options}
         per_pull = k if spec.feedback == "full" else 1
         pulls, certified, optimal, hits, seconds = [], 0, 0, 0, 0.0
         for index in range(runs):
             environment_seed, algorithm_seed = run_seeds(seed, index)
             environment = BernoulliTeam(values, feedback=spec.feedback, seed=environment_seed)
-            algorithm = spec.build(problem, epsilon=epsilon, delta=delta,
-                                   budget=budget, seed=algorithm_seed)
+            algorithm = spec.build(problem, seed=algorithm_seed, **chosen)
             started = time.perf_counter()
             try:
                 result = run(algorithm, environment, progress=False)
@@ -281,10 +302,32 @@ def plan(accuracies, k: int, *, epsilon: float, delta: float = 0.05, runs: int =
                                 mean_pulls=mean_pulls, answers_per_pull=per_pull, mean_answers=mean_pulls * per_pull,
                                 certified_fraction=certified / runs, epsilon_optimal_fraction=optimal / runs,
                                 budget_hits=hits, mean_seconds=seconds / runs))
+    if delta is None:  # the lower bound's: the smallest delta the planned algorithms run with
+        deltas = [spec.defaults()["delta"] for spec in specs if "delta" in spec.defaults()]
+        delta = min(deltas) if deltas else 0.05
     return Plan(accuracies=tuple(float(v) for v in values), k=k, epsilon=epsilon, delta=delta, runs=runs,
                 budget=budget, seed=seed, rows=tuple(rows),
-                lower_bound=_lower_bound(problem, values, epsilon, delta, lower_bound_limit,
-                                                     relaxed_workers))
+                lower_bound=_lower_bound(problem, values, epsilon, delta, lower_bound_limit, relaxed_workers),
+                parameters={name: value for name, value in given.items() if name != "delta"})
+
+
+def _given_parameters(specs, parameters: Mapping | None, delta: float | None) -> dict:
+    """``parameters`` (and ``delta``), each refused unless a planned algorithm declares it, and checked against
+    every declaration that takes it (so a bad value is refused, not turned into a skipped row)."""
+    given = dict(parameters or {})
+    for name in ("problem", "seed", "epsilon", "budget"):
+        if name in given:
+            raise InvalidParameterError(f"parameters may not hold {name!r}: plan sets it from its own argument")
+    if delta is not None:
+        given["delta"] = delta
+    for name, value in given.items():
+        takers = [spec for spec in specs if name in spec.options]
+        if not takers:
+            raise InvalidParameterError(f"parameter {name!r} applies to none of the planned algorithms "
+                                        f"({', '.join(spec.name for spec in specs)})")
+        for spec in takers:
+            validate_parameters({name: spec.constraints(name)}, {name: value}, owner=spec.name)
+    return given
 
 
 def _lower_bound(problem: TopK, values: np.ndarray, epsilon: float, delta: float, limit: int,

@@ -4,6 +4,13 @@ Prior per-worker accuracies come from an embedded data set (``--dataset``), from
 long-format files (``--data answers.csv --gold gold.csv``, read as ``fullbandit solve``
 reads them) or from a list (``--accuracies 0.9,0.8,...``); :func:`fullbandit.analysis.planning.plan`
 does the work.
+
+The algorithms' parameters are the options generated from their declarations
+(:mod:`fullbandit.cli.options`): each one given is passed to every planned algorithm that takes
+it, and every one not given takes the class's default (``--delta`` included). Two belong to the
+plan itself: ``--epsilon``, the question's tolerance on the team's sum (default 0.05 per member),
+and ``--budget``, the plan's cap on one simulated run (:data:`fullbandit.analysis.planning.DEFAULT_BUDGET`,
+not the classes' far larger caps: a plan must finish).
 """
 
 from __future__ import annotations
@@ -11,7 +18,9 @@ from __future__ import annotations
 import json
 
 from fullbandit.analysis import planning
-from fullbandit.cli.solve import DEFAULT_DELTA, load_files
+from fullbandit.cli.options import add_algorithm_options
+from fullbandit.cli.solve import load_files
+from fullbandit.core import registry
 from fullbandit.datasets import DATASETS, load_dataset
 from fullbandit.util.validation import InvalidParameterError
 
@@ -48,8 +57,6 @@ def add_parser(commands) -> None:
                         help="tolerance on the team's summed accuracy (default: 0.05 k)")
     parser.add_argument("--epsilon-per-member", type=float, default=None, metavar="E",
                         help="tolerance per team member: epsilon = k E; excludes --epsilon")
-    parser.add_argument("--delta", type=float, default=DEFAULT_DELTA,
-                        help=f"error probability (default: {DEFAULT_DELTA})")
     parser.add_argument("--runs", type=int, default=planning.DEFAULT_RUNS,
                         help=f"seeded runs per algorithm (default: {planning.DEFAULT_RUNS})")
     parser.add_argument("--budget", type=int, default=planning.DEFAULT_BUDGET,
@@ -58,8 +65,10 @@ def add_parser(commands) -> None:
                              "are reported")
     parser.add_argument("--seed", type=int, default=0, help="base seed of the runs (default: 0)")
     parser.add_argument("--algorithms", default=None, metavar="NAME,...",
-                        help=f"only these (default: {', '.join(planning.planned_algorithms())})")
+                        help=f"only these, by registry or class name (default: "
+                             f"{', '.join(planning.planned_algorithms())})")
     parser.add_argument("--json", action="store_true", help="print the plan as JSON")
+    add_algorithm_options(parser, exclude=("epsilon", "budget"))
 
 
 def parse_accuracies(text: str) -> list[float]:
@@ -106,13 +115,22 @@ def epsilon(args) -> float:
     return args.k * per_member
 
 
+def planned_name(name: str, given: str, allowed: tuple[str, ...]) -> str:
+    """The registry name of ``name`` (a registry or class name) in ``--algorithms``; refused unless it is planned."""
+    try:
+        name = registry.get(name).name
+    except InvalidParameterError:
+        pass
+    if name not in allowed:
+        raise InvalidParameterError(f"--algorithms {given!r}: each must be one of {', '.join(allowed)}")
+    return name
+
+
 def run(args) -> int:
     """Carry out ``fullbandit plan`` with the parsed ``args``; return the exit status."""
     tolerance = epsilon(args)
     if tolerance < 0:
         raise InvalidParameterError(f"--epsilon must be >= 0, got {tolerance}")
-    if not 0 < args.delta < 1:
-        raise InvalidParameterError(f"--delta must lie in (0, 1), got {args.delta}")
     source, accuracies = prior(args)
     if args.k < 1:
         raise InvalidParameterError(f"--k must be an integer >= 1, got {args.k}")
@@ -120,19 +138,21 @@ def run(args) -> int:
         planning.check_accuracies(accuracies, args.k, argument=source.split()[0])
     except InvalidParameterError as error:
         raise InvalidParameterError(f"{error} (--k {args.k})") from None
-    algorithms = None if args.algorithms is None else tuple(
-        name.strip() for name in args.algorithms.split(",") if name.strip())
-    if algorithms is not None:
-        allowed = planning.planned_algorithms()
-        unknown = [name for name in algorithms if name not in allowed]
-        if unknown or not algorithms:
+    allowed = planning.planned_algorithms()
+    algorithms = allowed
+    if args.algorithms is not None:
+        algorithms = tuple(planned_name(name.strip(), args.algorithms, allowed) for name in args.algorithms.split(",")
+                           if name.strip())
+        if not algorithms:
             raise InvalidParameterError(f"--algorithms {args.algorithms!r}: each must be one of {', '.join(allowed)}")
     for name in ("runs", "budget", "seed"):
         value = getattr(args, name)
         if value < (0 if name == "seed" else 1):
             raise InvalidParameterError(f"--{name} must be an integer >= {0 if name == 'seed' else 1}, got {value}")
-    result = planning.plan(accuracies, args.k, epsilon=tolerance, delta=args.delta, runs=args.runs,
-                           budget=args.budget, seed=args.seed, algorithms=algorithms)
+    parameters = args.algorithm_options.shared([registry.get(name) for name in algorithms], args)
+    delta = parameters.pop("delta", None)
+    result = planning.plan(accuracies, args.k, epsilon=tolerance, delta=delta, runs=args.runs, budget=args.budget,
+                           seed=args.seed, algorithms=algorithms, parameters=parameters)
     if args.json:
         print(json.dumps({"source": source, **result.as_dict()}, indent=2))
         return 0

@@ -4,17 +4,27 @@
 reward, ``status`` shows the stopping statistic against epsilon, ``export`` writes the
 observations as CSV, ``serve`` offers the same over HTTP
 (:mod:`fullbandit.sessions.http`). A refused command exits with status 2 and changes nothing.
+
+``start`` takes any registered algorithm. The question follows its declared decision classes:
+``--k`` for a team, ``--threshold`` for a thresholding algorithm, and group caps
+(``--workers WORKERS.CSV --group-column COLUMN --at-most CAP``, as ``fullbandit solve`` takes them)
+for one that declares partition matroids. Its parameters are the options generated from the
+declarations (:mod:`fullbandit.cli.options`), each left to the class's default when not given;
+``--reward-range`` is the session's own (it also bounds the rewards ``record`` accepts) and is
+offered to an algorithm that takes a range.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import math
 import os
 from pathlib import Path
 
-from fullbandit.cli.solve import graded_prior
+from fullbandit.cli.options import add_algorithm_options, algorithm_name
+from fullbandit.cli.solve import check_takes_prior, graded_prior
 from fullbandit.core import registry
 from fullbandit.core.algorithm import Pull
 from fullbandit.core.priors import PriorObservations
@@ -27,20 +37,26 @@ def add_parser(commands) -> None:
     parser = commands.add_parser("session", help="a live team search stored in a SQLite file",
                                  description=__doc__.split("\n")[0])
     actions = parser.add_subparsers(dest="action", required=True)
-    start = actions.add_parser("start", help="create a session store")
+    start = actions.add_parser("start", help="create a session store", description=__doc__.split("\n\n")[1])
     start.add_argument("store", help="path of the new SQLite store (must not exist)")
     who = start.add_mutually_exclusive_group(required=True)
-    who.add_argument("--workers", help="a text file with one worker name per line")
+    who.add_argument("--workers", help="a text file with one worker name per line; with --group-column, a CSV file "
+                                       "with a worker column and the grouping column")
     who.add_argument("--n", type=int, help="number of workers (named 0, 1, ...)")
-    start.add_argument("--k", type=int, required=True, help="team size")
-    start.add_argument("--algorithm", choices=registry.names(), required=True, help="a registered algorithm")
-    start.add_argument("--epsilon", type=float, required=True, help="tolerance on the team's summed reward")
-    start.add_argument("--delta", type=float, required=True, help="error probability")
-    start.add_argument("--reward-range", type=float, nargs=2, metavar=("LOW", "HIGH"),
-                       help="range of one observed reward: the team's (full feedback) or each member's (semi "
-                            "feedback, e.g. lucb); rewards outside it are refused; also sets the noise scale "
-                            "(HIGH - LOW) / 2")
-    start.add_argument("--noise-scale", type=float, help="sub-Gaussian scale of one observed reward")
+    start.add_argument("--algorithm", type=algorithm_name, required=True,
+                       help=f"a registered algorithm, by name or class name: {', '.join(registry.names())}")
+    start.add_argument("--k", type=int, help="team size (not for a thresholding algorithm)")
+    start.add_argument("--threshold", type=float,
+                       help="for a thresholding algorithm (required there): classify every worker as at or above "
+                            "this mean reward, or below it; within --reward-range when given")
+    start.add_argument("--group-column", metavar="COLUMN",
+                       help="with --workers WORKERS.CSV and --at-most: the grouping column; a team then has at most "
+                            "--at-most workers per group (for the algorithms that take a partition matroid)")
+    start.add_argument("--at-most", type=int, metavar="CAP", help="with --group-column: at most CAP members per group")
+    start.add_argument("--reward-range", nargs="+", metavar="LOW HIGH",
+                       help="range of one observed reward, as LOW HIGH or LOW,HIGH: the team's (full feedback) or "
+                            "each member's (semi feedback, e.g. lucb); rewards outside it are refused; offered to the "
+                            "algorithm as its range and, without --noise-scale, its noise scale (HIGH - LOW) / 2")
     start.add_argument("--seed", type=int, help="seed of the algorithm (default: drawn at random and stored)")
     history = start.add_mutually_exclusive_group()
     history.add_argument("--prior-answers", metavar="ANSWERS.CSV",
@@ -51,6 +67,7 @@ def add_parser(commands) -> None:
                          help="an earlier session's export (`fullbandit session export`) whose teams are counted "
                               "as real observations before the first pull")
     start.add_argument("--prior-gold", metavar="GOLD.CSV", help="gold labels of --prior-answers (task,true_label)")
+    add_algorithm_options(start, exclude=("reward_range",))
     nxt = actions.add_parser("next", help="hand out the next team(s) to try")
     nxt.add_argument("store")
     nxt.add_argument("--count", type=int, default=1, help="how many pulls to hand out at once (default: 1)")
@@ -76,6 +93,10 @@ def add_parser(commands) -> None:
     serve.add_argument("--token", default=os.environ.get("FULLBANDIT_TOKEN"),
                        help="require 'Authorization: Bearer TOKEN' on every request "
                             "(default: the FULLBANDIT_TOKEN environment variable)")
+    serve.add_argument("--new", action="store_true",
+                       help="the store does not exist yet: POST /start creates it from a JSON body of its creation "
+                            "parameters (algorithm, n or workers, k, threshold, groups and at_most, parameters, "
+                            "reward_range, seed), as `session start` does")
 
 
 def port_number(text: str) -> int:
@@ -130,6 +151,66 @@ def _numbers(text: str) -> list[float] | None:
         return None
 
 
+def reward_range(values: list[str] | None) -> tuple[float, float] | None:
+    """``--reward-range LOW HIGH`` (or ``LOW,HIGH``) as two numbers; anything else is refused naming the option."""
+    if values is None:
+        return None
+    parts = [part for value in values for part in value.split(",") if part.strip()]
+    try:
+        if len(parts) == 2:
+            return float(parts[0]), float(parts[1])
+    except ValueError:
+        pass
+    raise InvalidParameterError(f"--reward-range {' '.join(values)}: give two numbers, LOW HIGH or LOW,HIGH, e.g. "
+                                "--reward-range 0 1")
+
+
+def read_workers(args) -> tuple[list[str] | None, list[str] | None]:
+    """The worker names of ``--workers`` (``None`` with ``--n``) and, with ``--group-column``, their group labels.
+
+    Without ``--group-column`` the file holds one name per line; with it, a CSV table with a
+    ``worker`` column and the grouping column (as ``fullbandit solve --workers`` reads it).
+    """
+    if (args.group_column is None) != (args.at_most is None):
+        raise InvalidParameterError("--group-column and --at-most go together (a cap per group of that column)")
+    if args.workers is None:
+        if args.group_column is not None:
+            raise InvalidParameterError("--group-column needs --workers WORKERS.CSV (a worker column and the "
+                                        "grouping column), not --n")
+        return None, None
+    try:
+        if args.group_column is None:
+            lines = Path(args.workers).read_text().splitlines()
+            return [line.strip() for line in lines if line.strip()], None
+        with open(args.workers, newline="") as handle:
+            rows = list(csv.DictReader(handle))
+    except OSError as error:
+        raise InvalidParameterError(f"--workers {args.workers}: {error.strerror}") from None
+    columns = list(rows[0]) if rows else []
+    for column in ("worker", args.group_column):
+        if column not in columns:
+            raise InvalidParameterError(f"--workers {args.workers}: column {column!r} is missing; columns present: "
+                                        f"{', '.join(map(repr, columns)) or 'none'}")
+    names = [(row["worker"] or "").strip() for row in rows]
+    return names, [(row[args.group_column] or "").strip() for row in rows]
+
+
+def start_session(args) -> None:
+    """``session start``: the store, for the chosen algorithm with the options given (every other from its class)."""
+    spec = registry.get(args.algorithm)
+    parameters = args.algorithm_options.parameters(spec, args)  # refused before any file is read
+    for option in ("prior_answers", "prior_pulls"):
+        if getattr(args, option) is not None:
+            check_takes_prior(spec, "--" + option.replace("_", "-"))  # before its file is read
+    workers, groups = read_workers(args)
+    prior = read_prior(args, workers)
+    session = Session.start(args.store, algorithm=spec.name, k=args.k, n=args.n, workers=workers,
+                            threshold=args.threshold, groups=groups, at_most=args.at_most,
+                            reward_range=reward_range(args.reward_range), seed=args.seed, prior=prior,
+                            parameters=parameters)
+    session.close()
+
+
 def read_prior(args, workers: list[str] | None) -> PriorObservations | None:
     """The prior observations of ``--prior-answers``/``--prior-gold`` or ``--prior-pulls``, by worker name."""
     if args.prior_gold is not None and args.prior_answers is None:
@@ -145,23 +226,13 @@ def read_prior(args, workers: list[str] | None) -> PriorObservations | None:
 def run(args) -> int:
     """Carry out ``fullbandit session ACTION`` with the parsed ``args``; return the exit status."""
     if args.action == "start":
-        workers = None
-        if args.workers is not None:
-            try:
-                lines = Path(args.workers).read_text().splitlines()
-            except OSError as error:
-                raise InvalidParameterError(f"--workers {args.workers}: {error.strerror}") from None
-            workers = [line.strip() for line in lines if line.strip()]
-        session = Session.start(args.store, algorithm=args.algorithm, k=args.k, n=args.n, workers=workers,
-                                epsilon=args.epsilon, delta=args.delta, reward_range=args.reward_range,
-                                noise_scale=args.noise_scale, seed=args.seed, prior=read_prior(args, workers))
-        session.close()
+        start_session(args)
         print(f"created {args.store}")
         return 0
     if args.action == "serve":
         from fullbandit.sessions.http import serve
 
-        serve(args.store, host=args.host, port=args.port, token=args.token)
+        serve(args.store, host=args.host, port=args.port, token=args.token, new=args.new)
         return 0
     with Session.open(args.store) as session:
         if args.action == "next":

@@ -9,9 +9,16 @@ reads a vote-count table (one row per item, one column of counts per rating) wit
 and the ``replay`` model draws one of the item's recorded votes per member
 (:class:`fullbandit.Categorical`).
 
-Algorithms and their options come from :mod:`fullbandit.core.registry`: an option is passed to
-the chosen algorithm when its constructor has a parameter of that name, and refused with a
-clear message when it has none. Nothing here is specific to one algorithm.
+Algorithms and their options come from :mod:`fullbandit.core.registry`: every parameter an
+algorithm declares is an option (:mod:`fullbandit.cli.options`), passed to the chosen algorithm
+when it takes it and refused with a clear message when it does not; an option not given is left
+to the algorithm's class default. Nothing here is specific to one algorithm.
+
+The question a user asks has defaults of its own, whatever the algorithm: the team size ``--k``
+(:data:`DEFAULT_K`), the ``--threshold`` of a thresholding algorithm (:data:`DEFAULT_THRESHOLD`)
+and the tolerance ``--epsilon`` on the team's summed accuracy (:data:`DEFAULT_EPSILON`, for every
+algorithm that takes an epsilon; the one parameter whose default here differs from the class's,
+a deliberate exception: it belongs to the question, like ``--k``).
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import warnings
 import numpy as np
 
 from fullbandit.analysis.metrics import misclassified
+from fullbandit.cli.options import Question, add_algorithm_options, algorithm_name
 from fullbandit.core import loop as driver
 from fullbandit.core import registry
 from fullbandit.core.priors import PriorObservations
@@ -31,28 +39,22 @@ from fullbandit.datasets.crowd import CrowdDataWarning, CrowdTable, load_long
 from fullbandit.datasets.groups import partition_matroid_from_column
 from fullbandit.datasets.instances import REWARD_MODELS, team_environment
 from fullbandit.datasets.votes import RATINGS, REWARDS, VOTE_MODELS, VoteCounts, load_vote_counts
-from fullbandit.design.support import SUPPORT_KINDS
-from fullbandit.dks import ORACLES
-from fullbandit.full.saqm import WIDTH_BOUNDS
-from fullbandit.full.static import ALLOCATIONS
-from fullbandit.linalg.radius import CONFIDENCE_CONSTANTS
 from fullbandit.problems.classes import PartitionMatroid, Thresholding, TopK
 from fullbandit.util.validation import InvalidParameterError, check_int, check_real
 
-# Defaults chosen so the default run finishes in seconds: IT has a tie at the 10th
-# accuracy (0.64 and 0.64), so epsilon must be positive; 0.5 is 0.05 per team member.
+# The question's defaults (not an algorithm's): chosen so the default run finishes in seconds.
+#: Tolerance on the team's summed accuracy, for every algorithm that takes an epsilon: IT has a tie
+#: at the 10th accuracy (0.64 and 0.64), so it must be positive; 0.5 is 0.05 per team member.
+#: (Another issue derives it from the data.)
 DEFAULT_EPSILON = 0.5
-DEFAULT_DELTA = 0.05
 #: Thresholding: "which workers are right at least half of the time".
 DEFAULT_THRESHOLD = 0.5
 #: Team size of a top-k search.
 DEFAULT_K = 10
 #: The range of a worker's accuracy (an embedded data set or --data graded against gold).
 ACCURACY_RANGE = (0.0, 1.0)
-
-#: Command-line options that set an algorithm parameter of the same name (dashes for underscores).
-PARAMETER_OPTIONS = ("epsilon", "delta", "budget", "confidence", "width_bound", "oracle", "allocation",
-                     "noise_scale", "support", "support_size", "limit")
+#: The question's parameters (:mod:`fullbandit.cli.options`).
+QUESTION = {"epsilon": Question(DEFAULT_EPSILON, "the question's tolerance on the team's summed accuracy")}
 
 
 def add_parser(commands) -> None:
@@ -108,66 +110,42 @@ def add_parser(commands) -> None:
                         help="for a thresholding algorithm (e.g. lsa, apt): classify every worker as at or above "
                              "this accuracy, or below it, instead of picking a team; within the range of the rewards "
                              "([0, 1] for accuracies; with --votes, the --ratings rewards) (default: 0.5)")
-    parser.add_argument("--algorithm", choices=registry.names(), default="phased",
-                        help="a registered algorithm (default: phased, the adaptive certified one that needs the "
-                             "fewest pulls on the quiz data); `fullbandit solve --list` describes them")
+    parser.add_argument("--algorithm", type=algorithm_name, default="phased",
+                        help=f"a registered algorithm, by name or class name: {', '.join(registry.names())} "
+                             "(default: phased, the adaptive certified one that needs the fewest pulls on the quiz "
+                             "data); `fullbandit solve --list` describes them")
     parser.add_argument("--list", action="store_true", help="list the algorithms with their tags and exit")
-    parser.add_argument("--epsilon", type=float, default=None,
-                        help=f"tolerance on the team's summed accuracy (default: {DEFAULT_EPSILON})")
     parser.add_argument("--epsilon-per-member", type=float, default=None,
                         help="tolerance per member instead: epsilon = k times this (a tolerance on the sum must grow "
                              "with k); not with --epsilon")
     parser.add_argument("--time-limit", type=float, default=None,
                         help="seconds of wall clock: the simulation then ends with stop reason 'time limit' "
                              "(its answer only the current best guess)")
-    parser.add_argument("--delta", type=float, default=None,
-                        help=f"error probability (default: {DEFAULT_DELTA})")
     parser.add_argument("--reward-model", choices=REWARD_MODELS, default=None,
                         help="bernoulli: independent workers; replay: real answers, one random question "
                              "per trial (with --votes: one recorded vote per member); gaussian: accuracies + "
                              "N(0, 1) on the sum (default: bernoulli; with --votes: replay, the only one)")
     parser.add_argument("--seed", type=int, default=0, help="seed of every random choice (default: 0)")
-    parser.add_argument("--budget", type=int, default=None,
-                        help="pull cap; for per-arm algorithms, single-arm samples (default: the algorithm's)")
-    parser.add_argument("--confidence", choices=CONFIDENCE_CONSTANTS, default=None,
-                        help="confidence constant: tight (union over rounds), stitched (union over the checks), "
-                             "paper, bernstein (variance-adaptive, bounded rewards: the bernoulli and replay models) "
-                             "(default: the algorithm's: stitched for swap and phased, tight for the paper's)")
-    parser.add_argument("--width-bound", choices=WIDTH_BOUNDS, default=None,
-                        help="SAQM's bound on the widest confidence ellipsoid (default: certified)")
-    parser.add_argument("--oracle", choices=sorted(ORACLES), default=None,
-                        help="densest-k-subgraph oracle of Algorithm 1, for saqm and safoa (default: peeling)")
-    parser.add_argument("--allocation", choices=ALLOCATIONS, default=None,
-                        help="proportions over the static support (default: uniform)")
-    parser.add_argument("--support", choices=SUPPORT_KINDS, default=None,
-                        help="support of a static design (default: the algorithm's: swap-optimal for swap, "
-                             "auto for the paper's algorithms)")
-    parser.add_argument("--support-size", type=int, default=None,
-                        help="size of a random support (default: set by --support's rule; 4 n for random)")
-    parser.add_argument("--limit", type=int, default=None,
-                        help="enumeration limit of the exhaustive algorithm (default: 200,000 super-arms)")
-    parser.add_argument("--noise-scale", type=float, default=None,
-                        help="override the reward model's sub-Gaussian noise scale R")
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     parser.add_argument("--json", action="store_true", help="print the inputs and the result as JSON")
+    add_algorithm_options(parser, question=QUESTION)
 
 
 def algorithm_parameters(spec: registry.AlgorithmSpec, args) -> dict:
-    """The parameters the command line sets for ``spec``; an option it does not take is an error."""
-    defaults = {"epsilon": DEFAULT_EPSILON, "delta": DEFAULT_DELTA}
-    parameters = {}
-    for name in PARAMETER_OPTIONS:
-        value = getattr(args, name)
-        if value is None:
-            if name in defaults and name in spec.options:
-                parameters[name] = defaults[name]
-            continue
-        if name not in spec.options:
-            offered = [f"--{option.replace('_', '-')}" for option in spec.options if option in PARAMETER_OPTIONS]
-            raise InvalidParameterError(f"--{name.replace('_', '-')} does not apply to --algorithm {spec.name}; "
-                                        f"its options are {', '.join(offered)}")
-        parameters[name] = value
-    return parameters
+    """The parameters the command line sets for ``spec``: the options given and the question's epsilon.
+
+    Every other parameter is left to the class's default; an option ``spec`` does not take
+    is an error naming the options it takes. ``--epsilon-per-member E`` sets epsilon to
+    ``k E`` (``--k``'s team size).
+    """
+    derived = {}
+    if args.epsilon_per_member is not None:
+        if "epsilon" in args.algorithm_options.given(args):
+            raise InvalidParameterError("give --epsilon (on the team's sum) or --epsilon-per-member, not both")
+        # Checked here: the algorithm's own check would name epsilon, the product, not this option.
+        per_member = check_real("--epsilon-per-member", args.epsilon_per_member, low=0.0)
+        derived["epsilon"] = (args.k * per_member, "--epsilon-per-member")
+    return args.algorithm_options.parameters(spec, args, derived)
 
 
 def decision_problem(spec: registry.AlgorithmSpec, n: int, args, reward_range=ACCURACY_RANGE,
@@ -177,7 +155,7 @@ def decision_problem(spec: registry.AlgorithmSpec, n: int, args, reward_range=AC
     ``--threshold`` must lie in ``reward_range``, the range of ``means`` (named in the
     message): outside it every arm is trivially below (or above) it.
     """
-    if Thresholding in spec.decision_classes:
+    if takes_threshold(spec):
         return Thresholding(n, check_threshold(args.threshold, reward_range, means))
     if args.threshold is not None:
         raise InvalidParameterError(f"--threshold applies to the thresholding algorithms "
@@ -198,7 +176,7 @@ def check_threshold(threshold: float | None, reward_range, means: str) -> float:
 
 def team_size(spec: registry.AlgorithmSpec, k: int | None) -> int:
     """``--k`` (default 10); refused for a thresholding algorithm, which has no team to size."""
-    if Thresholding not in spec.decision_classes:
+    if not takes_threshold(spec):
         return DEFAULT_K if k is None else k
     if k is not None:
         raise InvalidParameterError(f"--k does not apply to --algorithm {spec.name}: a thresholding algorithm "
@@ -208,8 +186,16 @@ def team_size(spec: registry.AlgorithmSpec, k: int | None) -> int:
 
 
 MATROID_OPTIONS = ("workers", "group_column", "at_most")
-#: A small partition matroid: an algorithm that takes it takes group caps.
-MATROID_PROBE = PartitionMatroid((0, 0, 1, 1), (1, 1), 2)
+
+
+def takes_groups(spec: registry.AlgorithmSpec) -> bool:
+    """Whether ``spec`` declares partition matroids (group caps) among its decision classes (or a base of them)."""
+    return issubclass(PartitionMatroid, spec.decision_classes)
+
+
+def takes_threshold(spec: registry.AlgorithmSpec) -> bool:
+    """Whether ``spec`` is a thresholding algorithm: it declares :class:`Thresholding` among its decision classes."""
+    return Thresholding in spec.decision_classes
 
 
 def check_matroid_options(spec: registry.AlgorithmSpec, args) -> bool:
@@ -223,14 +209,15 @@ def check_matroid_options(spec: registry.AlgorithmSpec, args) -> bool:
                                     f"{'is' if len(absent) == 1 else 'are'} missing")
     if args.threshold is not None:
         raise InvalidParameterError("--threshold does not apply with --workers (a team search under group caps)")
-    if not spec.supports(MATROID_PROBE):
+    if not takes_groups(spec):
         raise InvalidParameterError(f"--algorithm {spec.name} does not support group caps (a partition matroid); "
                                     f"algorithms that do: {', '.join(matroid_algorithms())}")
     return True
 
 
 def matroid_algorithms() -> tuple[str, ...]:
-    return tuple(spec.name for spec in registry.specs() if spec.supports(MATROID_PROBE))
+    """The registered algorithms that take group caps (a partition matroid)."""
+    return tuple(spec.name for spec in registry.specs() if takes_groups(spec))
 
 
 def grouped_problem(spec: registry.AlgorithmSpec, worker_ids, args, reward_range=ACCURACY_RANGE,
@@ -246,7 +233,7 @@ def grouped_problem(spec: registry.AlgorithmSpec, worker_ids, args, reward_range
                                                         at_most=args.at_most)
     except FileNotFoundError as error:
         raise InvalidParameterError(str(error)) from None
-    if not spec.supports(problem):  # checked above on a small matroid; kept for a spec that looks at sizes
+    if not spec.supports(problem):  # declared above; kept for a class whose check looks at the instance
         raise InvalidParameterError(f"--algorithm {spec.name} does not support this partition matroid; "
                                     f"algorithms that do: {', '.join(matroid_algorithms())}")
     return problem, [labels[g] for g in problem.groups]
@@ -260,15 +247,30 @@ def members(worker_ids, team, groups) -> str:
 
 
 def thresholding_algorithms() -> tuple[str, ...]:
-    return tuple(spec.name for spec in registry.specs() if Thresholding in spec.decision_classes)
+    """The registered thresholding algorithms."""
+    return tuple(spec.name for spec in registry.specs() if takes_threshold(spec))
+
+
+def prior_algorithms() -> tuple[str, ...]:
+    """The registered algorithms whose class declares ``takes_prior``."""
+    return tuple(spec.name for spec in registry.specs() if spec.cls.takes_prior)
+
+
+def check_takes_prior(spec: registry.AlgorithmSpec, option: str) -> None:
+    """Refuse ``option`` (a prior's) for an algorithm whose class does not declare ``takes_prior``."""
+    if not spec.cls.takes_prior:
+        raise InvalidParameterError(f"{option}: --algorithm {spec.name} does not take prior observations; the "
+                                    f"algorithms that do: {', '.join(prior_algorithms())}")
 
 
 def list_algorithms() -> None:
-    print(f"{'name':<22}{'feedback':<10}{'guarantee':<14}{'setting':<18}{'problems':<15}summary")
+    """Print every registered algorithm with its declared tags."""
+    print(f"{'name':<22}{'feedback':<10}{'guarantee':<14}{'setting':<18}{'problems':<16}{'prior':<7}summary")
     for spec in registry.specs():
-        problems = "threshold" if Thresholding in spec.decision_classes else \
-            "top-k, matroid" if spec.supports(MATROID_PROBE) else "top-k"
-        print(f"{spec.name:<22}{spec.feedback:<10}{spec.guarantee:<14}{spec.setting:<18}{problems:<15}{spec.summary}")
+        problems = "threshold" if takes_threshold(spec) else "top-k, matroid" if takes_groups(spec) else "top-k"
+        prior = "yes" if spec.cls.takes_prior else "no"
+        print(f"{spec.name:<22}{spec.feedback:<10}{spec.guarantee:<14}{spec.setting:<18}{problems:<16}{prior:<7}"
+              f"{spec.summary}")
 
 
 def run(args) -> int:
@@ -279,11 +281,9 @@ def run(args) -> int:
     check_int("seed", args.seed, low=0)
     spec = registry.get(args.algorithm)
     args.k = team_size(spec, args.k)
-    if args.epsilon_per_member is not None:
-        if args.epsilon is not None:
-            raise InvalidParameterError("give --epsilon (on the team's sum) or --epsilon-per-member, not both")
-        # Checked here: the algorithm's own check would name epsilon, the product, not this option.
-        args.epsilon = args.k * check_real("--epsilon-per-member", args.epsilon_per_member, low=0.0)
+    algorithm_parameters(spec, args)  # refuses an option the algorithm does not take before any data is read
+    if args.prior_answers is not None:
+        check_takes_prior(spec, "--prior-answers")
     if args.data is None:
         for option in ("gold", "min_answers", "columns", "ratings", "prior_answers", "prior_gold"):
             if getattr(args, option) is not None:
@@ -444,7 +444,7 @@ def _run_files(args, spec: registry.AlgorithmSpec) -> int:
         raise InvalidParameterError(f"--reward-model {args.reward_model} does not apply to --data; "
                                     f"use bernoulli or replay")
     table = load_files(args.data, args.gold, args.min_answers, args.columns)
-    prior = prior_from_files(args, table)
+    prior = prior_from_files(args, spec, table)
     problem, groups = grouped_problem(spec, table.worker_ids, args)
     result, parameters = _search(args, spec, problem, lambda seed: table.environment(
         args.reward_model, feedback=spec.feedback, seed=seed), prior=prior)
@@ -468,7 +468,7 @@ def _run_files(args, spec: registry.AlgorithmSpec) -> int:
     return 0
 
 
-def prior_from_files(args, table: CrowdTable) -> PriorObservations | None:
+def prior_from_files(args, spec: registry.AlgorithmSpec, table: CrowdTable) -> PriorObservations | None:
     """The prior of ``--prior-answers``/``--prior-gold``, matched to ``table``'s workers by name.
 
     The earlier batch must not share a task with the campaign's data: the same answers
@@ -478,6 +478,7 @@ def prior_from_files(args, table: CrowdTable) -> PriorObservations | None:
         if args.prior_gold is not None:
             raise InvalidParameterError("--prior-gold needs --prior-answers (the answers it grades)")
         return None
+    check_takes_prior(spec, "--prior-answers")  # run() refused it already; kept for a direct call
     return graded_prior(args.prior_answers, args.prior_gold, table.worker_ids, "--data", columns=args.columns,
                         campaign_tasks=table.task_ids)
 

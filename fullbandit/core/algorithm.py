@@ -201,6 +201,9 @@ class Algorithm(Persistent, ABC):
     parameter_constraints : dict
         For every constructor parameter but ``problem``, the list of allowed forms
         (:mod:`fullbandit.core.params`).
+    takes_prior : bool
+        Whether :meth:`setup` counts earlier observations (``prior=``, via ``_absorb_prior``);
+        ``False`` (the default) refuses them before any work. A configuration may still refuse a prior with its reason.
 
     Examples
     --------
@@ -227,6 +230,7 @@ class Algorithm(Persistent, ABC):
     setting: ClassVar[str] = "fixed-confidence"
     decision_classes: ClassVar[tuple[type, ...]] = (DecisionClass,)
     parameter_constraints: ClassVar[dict[str, list]] = {}
+    takes_prior: ClassVar[bool] = False
 
     # Parameters every algorithm has (subclasses list them in their signatures).
     problem: DecisionClass
@@ -357,6 +361,9 @@ class Algorithm(Persistent, ABC):
                                     "pull; this algorithm is already set up")
             return self
         if prior is not None:
+            if not self.takes_prior:  # the declaration, read by the front ends too
+                raise InvalidParameterError(f"{self.label()} does not take prior observations (its class declares "
+                                            "takes_prior = False; `fullbandit solve --list` shows which algorithms do)")
             _check_prior(prior, self.problem.n)
         offered = None if reward_range is None else check_reward_range("reward_range", reward_range)
         self._validate()
@@ -389,10 +396,8 @@ class Algorithm(Persistent, ABC):
         return self
 
     def _absorb_prior(self, prior: PriorObservations) -> None:
-        """Count earlier real observations into the working state (optional; refuse with the reason)."""
-        raise InvalidParameterError(
-            f"{self.label()} does not take prior observations; the static full-bandit algorithms, phased and the "
-            "per-arm confidence algorithms (lucb, clucb-pac) do")
+        """Count earlier real observations into the working state (a class that declares ``takes_prior``)."""
+        raise NotImplementedError(f"{type(self).__name__} declares takes_prior = True but implements no _absorb_prior")
 
     @property
     def prior(self) -> PriorObservations | None:

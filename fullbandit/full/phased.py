@@ -153,6 +153,7 @@ class PhasedSwap(Algorithm):
     name = "phased"
     summary = 'Issue 9: adaptive phases that accept and reject arms and re-design around the undecided swaps, top-k'
     decision_classes = (TopK,)
+    takes_prior: ClassVar[bool] = True  # counted by the first phase's least squares
     problem: TopK
     parameter_constraints: ClassVar[dict[str, list]] = {
         "epsilon": [Interval(float, 0, None)],

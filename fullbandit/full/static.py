@@ -147,6 +147,7 @@ class StaticFullBandit(Algorithm):
 
     name = "static"
     parameter_constraints: ClassVar[dict[str, list]] = STATIC_CONSTRAINTS
+    takes_prior: ClassVar[bool] = True  # any arm sets join the least-squares design (not with bernstein)
 
     def __init__(self, problem, *, epsilon: float = 0.0, delta: float = 0.05, noise_scale: float | None = None,
                  reward_range=None, confidence: str = "tight", support="auto", support_size: int | None = None,

@@ -79,6 +79,7 @@ class _ConfidenceRounds(PerArmRounds):
 
     setting: ClassVar[str] = "fixed-confidence"
     parameter_constraints: ClassVar[dict[str, list]] = CONSTRAINTS
+    takes_prior: ClassVar[bool] = True  # single-arm observations shift each arm's count
 
     epsilon: float
     delta: float

@@ -2,6 +2,14 @@
 
 Endpoints (JSON in and out unless stated):
 
+* ``POST /start`` with the creation parameters (:data:`START_FIELDS`: ``algorithm``, ``n`` or
+  ``workers``, the question's ``k``, ``threshold`` or ``groups`` and ``at_most``, the algorithm's
+  ``parameters`` by name, ``reward_range``, ``seed``) -> ``{"ok": true, "store", "algorithm",
+  "parameters"}``: creates the store, for a server started on a store that does not exist yet
+  (``make_server(..., new=True)``, ``fullbandit session serve STORE --new``), exactly as
+  :meth:`Session.start` does: any registered algorithm, every parameter its class declares
+  settable, each left to the class's default when not given, and one it does not take refused
+  naming those it takes (400); a store that exists already -> 409;
 * ``POST /next`` with ``{"count": n}`` (``count`` defaults to 1) -> ``{"pulls": [{"pull", "arms",
   "workers", "count"}, ...]}``;
 * ``POST /record`` with ``{"pull": id, "reward": r}`` (``r`` a number, or one per member for semi
@@ -86,8 +94,12 @@ MAX_LINE = 1024
 MAX_TRAILERS = 64
 #: Seconds a connection may stay silent (between requests, or within one) before it is closed.
 IDLE_TIMEOUT = 30
+#: The fields of ``POST /start``: :meth:`Session.start`'s arguments (``parameters``: the algorithm's, by name).
+START_FIELDS = ("algorithm", "n", "workers", "k", "threshold", "groups", "at_most", "parameters", "reward_range",
+                "seed")
 #: The endpoints and the method each takes.
-ROUTES = {"/next": "POST", "/record": "POST", "/status": "GET", "/export": "GET", "/": "GET", "/plot.svg": "GET"}
+ROUTES = {"/start": "POST", "/next": "POST", "/record": "POST", "/status": "GET", "/export": "GET", "/": "GET",
+          "/plot.svg": "GET"}
 #: The most points drawn in the plot (the checks are thinned evenly beyond this).
 MAX_POINTS = 500
 
@@ -120,8 +132,10 @@ class SessionServer(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, address, store: Path, token: str | None, quiet: bool):
+    def __init__(self, address, store: Path, token: str | None, quiet: bool, new: bool = False):
         self.store = store
+        self.new = new
+        self.starting = threading.Lock()  # one POST /start at a time: the second finds the store
         self.token = token
         self.quiet = quiet
         self.pages = PageCache(store)
@@ -129,8 +143,11 @@ class SessionServer(ThreadingHTTPServer):
 
 
 def make_server(store, host: str = "127.0.0.1", port: int = 8765, token: str | None = None, *,
-                quiet: bool = True) -> SessionServer:
+                quiet: bool = True, new: bool = False) -> SessionServer:
     """A server bound to ``host:port`` (``port=0``: any free port) for the existing store ``store``.
+
+    ``new=True``: ``store`` does not exist yet (refused if it does), and ``POST /start``
+    creates it; until then every other endpoint answers 409.
 
     Refuses (:class:`InvalidParameterError`) a host other than a loopback address without a
     ``token``, an empty token, and a store that cannot be opened (:class:`StateError`).
@@ -141,17 +158,21 @@ def make_server(store, host: str = "127.0.0.1", port: int = 8765, token: str | N
     if not is_loopback(host) and token is None:
         raise InvalidParameterError(f"--host {host} is not a loopback address: serving beyond this machine "
                                     "requires a token (--token TOKEN or FULLBANDIT_TOKEN)")
-    Session.open(path).close()  # refuse a missing or damaged store before listening
+    if new:
+        if path.exists():
+            raise InvalidParameterError(f"{path} exists already: serve it without --new, or choose a new path")
+    else:
+        Session.open(path).close()  # refuse a missing or damaged store before listening
     try:
-        return SessionServer((host, port), path, token, quiet)
+        return SessionServer((host, port), path, token, quiet, new)
     except (OSError, OverflowError) as error:  # OverflowError: a port outside 0..65535
         raise InvalidParameterError(f"cannot listen on {host}:{port}: {getattr(error, 'strerror', None) or error}") \
             from None
 
 
-def serve(store, host: str = "127.0.0.1", port: int = 8765, token: str | None = None) -> None:
-    """Serve the store until interrupted (Ctrl-C)."""
-    server = make_server(store, host, port, token, quiet=False)
+def serve(store, host: str = "127.0.0.1", port: int = 8765, token: str | None = None, *, new: bool = False) -> None:
+    """Serve the store until interrupted (Ctrl-C); ``new``: a store ``POST /start`` creates (:func:`make_server`)."""
+    server = make_server(store, host, port, token, quiet=False, new=new)
     try:
         shown = f"[{host}]" if ":" in host else host
         print(f"serving {store} on http://{shown}:{server.server_address[1]}/ (Ctrl-C to stop)", flush=True)
@@ -209,6 +230,27 @@ def _reward(value):
     if not all(math.isfinite(item) for item in rewards):
         raise BadRequest(400, f"reward={value!r} must be finite")
     return value
+
+
+def start_session(store: Path, body: dict) -> dict:
+    """``POST /start``: create the session store ``store`` from a JSON ``body`` (:data:`START_FIELDS`).
+
+    The body's values are JSON, so they need no reading: :meth:`Session.start` checks each
+    against the chosen algorithm's declarations, before the file exists. Returns the answer:
+    the store, the algorithm's registry name and the parameters given.
+    """
+    _check_fields(body, {"algorithm"}, set(START_FIELDS))
+    arguments = {name: body[name] for name in START_FIELDS if name in body}
+    if not isinstance(arguments["algorithm"], str):
+        raise BadRequest(400, f"algorithm={arguments['algorithm']!r} must be a string, a registered algorithm's name")
+    if "parameters" in arguments and not isinstance(arguments["parameters"], dict):
+        raise BadRequest(400, f"parameters must be a JSON object of the algorithm's parameters by name, got "
+                              f"{arguments['parameters']!r}")
+    if store.exists():
+        raise ProtocolError(f"session store {store} exists already: it was started; see GET /status")
+    with Session.start(store, **arguments) as session:
+        return {"ok": True, "store": str(store), "algorithm": session.created["algorithm"],
+                "parameters": session.created["parameters"]}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -331,6 +373,17 @@ class Handler(BaseHTTPRequestHandler):
             raise BadRequest(401, "missing or wrong token: send the header 'Authorization: Bearer TOKEN'")
 
     def _route(self, route: str, raw: bytes) -> None:
+        if route == "/start":
+            if not self.server.new:
+                raise BadRequest(409, f"this server serves the existing session store {self.server.store}; start a "
+                                      "server with --new (a store that does not exist yet) to start one")
+            body = _parse_body(raw)
+            with self.server.starting:
+                answer = start_session(self.server.store, body)
+            self._json(200, answer)
+            return
+        if self.server.new and not self.server.store.exists():
+            raise BadRequest(409, f"no session at {self.server.store} yet: POST /start first")
         if route == "/next":
             body = _parse_body(raw)
             _check_fields(body, set(), {"count"})

@@ -48,18 +48,21 @@ import os
 import secrets
 import sqlite3
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from fullbandit.core import registry
 from fullbandit.core.algorithm import Algorithm, ProtocolError, Pull
 from fullbandit.core.journal import replay_ask, replay_tell
 from fullbandit.core.priors import PriorObservations
 from fullbandit.core.result import STOPPING_RULE
+from fullbandit.datasets.groups import partition_matroid_from_column
 from fullbandit.full.static import RANGE_TOLERANCE
-from fullbandit.problems.classes import TopK, decision_class_from_dict
+from fullbandit.problems.classes import DecisionClass, PartitionMatroid, Thresholding, TopK, decision_class_from_dict
 from fullbandit.sessions import store
 from fullbandit.util.state import StateError
 from fullbandit.util.validation import InvalidParameterError, check_reward_range
@@ -80,20 +83,39 @@ class Session:
 
     # --- creation and opening -----------------------------------------------------------
     @classmethod
-    def start(cls, path, *, algorithm: str, k: int, n: int | None = None, workers=None, epsilon=None,
-              delta=None, reward_range=None, noise_scale=None, seed: int | None = None,
-              prior: PriorObservations | None = None) -> Session:
+    def start(cls, path, *, algorithm: str, k: int | None = None, n: int | None = None, workers=None,
+              threshold: float | None = None, groups=None, at_most: int | None = None, epsilon=None, delta=None,
+              reward_range=None, noise_scale=None, seed: int | None = None, prior: PriorObservations | None = None,
+              parameters: Mapping[str, Any] | None = None) -> Session:
         """Create a session store at ``path`` (which must not exist) and open it.
+
+        Any registered algorithm can run a session: the question's arguments follow its
+        declared decision classes, and its parameters are those its class declares, each
+        left to the class's default unless given.
 
         Parameters
         ----------
         algorithm : str
-            A registry name (``fullbandit solve --list``), e.g. ``"icb"``.
-        k : int
-            Team size. Give either ``n`` (workers named ``"0"``, ``"1"``, ...) or ``workers``
-            (a sequence of distinct names).
+            A registry name (``fullbandit solve --list``), e.g. ``"icb"``, or an algorithm class's
+            name (``"OptKG"``).
+        k : int, optional
+            Team size; required, except for a thresholding algorithm (which takes none). Give
+            either ``n`` (workers named ``"0"``, ``"1"``, ...) or ``workers`` (a sequence of
+            distinct names).
+        threshold : float, optional
+            For a thresholding algorithm (required; refused for the others): classify every
+            worker as at or above it, or below it. Within ``reward_range`` when one is given.
+        groups, at_most : sequence of str and int, optional
+            Group caps, for an algorithm that declares partition matroids: ``groups[i]`` is the
+            group label of worker ``i`` and a team holds at most ``at_most`` workers per group
+            (:func:`fullbandit.datasets.groups.partition_matroid_from_column`'s rules).
         epsilon, delta : float, optional
-            Passed to the algorithm (its defaults when ``None``).
+            Shorthands for ``parameters={"epsilon": ..., "delta": ...}``.
+        parameters : mapping, optional
+            The algorithm's parameters by name (as JSON values: a pair is a list), each checked
+            against the class's declared constraints before the file exists; one the class
+            does not take is refused naming those it takes, and every one not given takes the
+            class's default. Not ``problem`` (the question's arguments) nor ``seed``.
         reward_range : (float, float), optional
             The range of one observed reward: the team's (full feedback) or each member's
             (semi feedback, e.g. ``lucb``), the algorithms' own meaning of the range. Offered to
@@ -118,25 +140,26 @@ class Session:
             seed = secrets.randbits(32)
         if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
             raise InvalidParameterError(f"seed={seed!r} must be a non-negative integer")
-        if algorithm not in registry.names():
-            raise InvalidParameterError(f"algorithm={algorithm!r} is not registered; choose one of "
-                                        f"{', '.join(registry.names())}")
         spec = registry.get(algorithm)
-        if noise_scale is None and reward_range is None and "noise_scale" in spec.options:
-            raise InvalidParameterError(f"{algorithm} needs the scale of the rewards: give noise_scale "
-                                        "(--noise-scale) or reward_range (--reward-range LOW HIGH)")
-        parameters: dict[str, Any] = {name: value for name, value in
-                                      (("epsilon", epsilon), ("delta", delta), ("noise_scale", noise_scale))
-                                      if value is not None}
+        given = session_parameters(spec, parameters, epsilon=epsilon, delta=delta, noise_scale=noise_scale)
         offered_range = None if reward_range is None else list(check_reward_range("reward_range", reward_range))
-        created = {"algorithm": spec.name, "parameters": parameters, "seed": int(seed),
-                   "problem": TopK(len(names), k).to_dict(), "workers": names,
+        problem = session_problem(spec, names, k=k, threshold=threshold, groups=groups, at_most=at_most,
+                                  reward_range=offered_range)
+        if given.get("noise_scale") is None and reward_range is None and "noise_scale" in spec.options:
+            raise InvalidParameterError(f"{spec.name} needs the scale of the rewards: give noise_scale "
+                                        "(--noise-scale) or reward_range (--reward-range LOW HIGH)")
+        created = {"algorithm": spec.name, "parameters": given, "seed": int(seed),
+                   "problem": problem.to_dict(), "workers": names,
                    "offered": {"reward_range": offered_range,
                                "noise_scale": None if offered_range is None else
                                (offered_range[1] - offered_range[0]) / 2}}
         if prior is not None:
             if not isinstance(prior, PriorObservations):
                 raise TypeError(f"prior must be a fullbandit.core.priors.PriorObservations, got {type(prior).__name__}")
+            if not spec.cls.takes_prior:
+                takers = [other.name for other in registry.specs() if other.cls.takes_prior]
+                raise InvalidParameterError(f"{spec.name} does not take prior observations (its class declares "
+                                            f"takes_prior = False); the algorithms that do: {', '.join(takers)}")
             created["prior"] = prior.to_dict()
         build_algorithm(created, path, stored=False)  # validate everything before the file exists
         store.create(path, created)
@@ -423,6 +446,101 @@ def build_algorithm(created: dict, path: Path, *, stored: bool = True) -> Algori
             raise  # the caller's own arguments: their message names the argument
         raise StateError(f"session store {path}: creation parameters are malformed ({error})") from None
     return algorithm
+
+
+def session_parameters(spec: registry.AlgorithmSpec, parameters: Mapping[str, Any] | None, **shorthands) -> dict:
+    """The parameters a session passes to ``spec``, as the JSON values stored with it.
+
+    ``parameters`` by name, and the ``shorthands`` (``epsilon=...``) that are not ``None``;
+    a name given both ways, ``problem``/``seed``, or one ``spec`` does not take (or fixes) is
+    refused naming its options. Values are checked by the class when the session is built.
+    """
+    if parameters is not None and not isinstance(parameters, Mapping):
+        raise TypeError(f"parameters must be a mapping of parameter names to values, got {type(parameters).__name__}")
+    given = dict(parameters or {})
+    for name, value in shorthands.items():
+        if value is not None:
+            if name in given:
+                raise InvalidParameterError(f"{name} is given twice: as {name}= and in parameters")
+            given[name] = value
+    for name, argument in (("problem", "the question: k, threshold, groups"), ("seed", "seed")):
+        if name in given:
+            raise InvalidParameterError(f"parameters may not hold {name!r}: a session sets it from its own "
+                                        f"argument ({argument})")
+    for name in given:
+        if name in spec.fixed:
+            raise InvalidParameterError(f"{spec.name} fixes {name}={spec.fixed[name]!r}; choose another algorithm "
+                                        "entry to set it")
+        if name not in spec.options:
+            raise InvalidParameterError(f"{spec.name} takes no parameter {name!r}; its parameters are "
+                                        f"{', '.join(spec.options)}")
+    return {name: _json_value(name, value) for name, value in given.items()}
+
+
+def session_problem(spec: registry.AlgorithmSpec, names: list[str], *, k=None, threshold=None, groups=None,
+                    at_most=None, reward_range=None) -> DecisionClass:
+    """The decision class a session asks about, from the question's arguments and ``spec``'s declared classes.
+
+    A thresholding algorithm (``Thresholding`` among its decision classes) takes ``threshold``
+    (inside ``reward_range`` when one is given) and no ``k``; any other takes ``k``, and with
+    ``groups`` and ``at_most`` a partition matroid if it declares one. Anything else is refused
+    naming the argument.
+    """
+    if Thresholding in spec.decision_classes:
+        for name, value in (("k", k), ("groups", groups), ("at_most", at_most)):
+            if value is not None:
+                raise InvalidParameterError(f"{name} (--{name.replace('_', '-')}) does not apply to {spec.name}: "
+                                            "a thresholding algorithm "
+                                            "classifies every worker as at or above a threshold or below it, and "
+                                            "picks no team")
+        if threshold is None:
+            raise InvalidParameterError(f"{spec.name} classifies every worker against a threshold: give threshold "
+                                        "(--threshold)")
+        if reward_range is not None and not (isinstance(threshold, numbers.Real)
+                                             and reward_range[0] <= threshold <= reward_range[1]):
+            raise InvalidParameterError(f"threshold={threshold!r} must lie in the session's reward range "
+                                        f"{list(reward_range)}: outside it every worker is trivially on one side")
+        return Thresholding(len(names), threshold)
+    if threshold is not None:
+        takers = [other.name for other in registry.specs() if Thresholding in other.decision_classes]
+        raise InvalidParameterError(f"threshold (--threshold) applies to the thresholding algorithms "
+                                    f"({', '.join(takers)}), not to {spec.name}")
+    if k is None:
+        raise InvalidParameterError(f"{spec.name} picks a team: give its size k (--k)")
+    if (groups is None) != (at_most is None):
+        raise InvalidParameterError("groups (a group label per worker) and at_most (the cap per group) go together")
+    if groups is None:
+        problem: DecisionClass = TopK(len(names), k)
+    else:
+        if not issubclass(PartitionMatroid, spec.decision_classes):
+            takers = [other.name for other in registry.specs() if issubclass(PartitionMatroid, other.decision_classes)]
+            raise InvalidParameterError(f"{spec.name} does not take group caps (a partition matroid); the algorithms "
+                                        f"that do: {', '.join(takers)}")
+        if isinstance(groups, str | bytes) or not isinstance(groups, Sequence) or len(groups) != len(names):
+            raise InvalidParameterError(f"groups must hold one group label per worker ({len(names)}), got {groups!r}")
+        table = pd.DataFrame({"worker": names, "group": [None if label is None else str(label) for label in groups]})
+        problem, _ = partition_matroid_from_column(names, table, "group", k=k, at_most=at_most)
+    if not spec.supports(problem):
+        raise InvalidParameterError(f"{spec.name} does not handle a {type(problem).__name__}")
+    return problem
+
+
+def _json_value(name: str, value):
+    """``value`` as the JSON value stored with the session (a tuple as a list, numpy numbers as Python's)."""
+    if value is None or isinstance(value, bool | str):
+        return value
+    if isinstance(value, np.generic):
+        return _json_value(name, value.item())
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        if not math.isfinite(value):
+            raise InvalidParameterError(f"{name}={value!r} must be finite")
+        return float(value)
+    if isinstance(value, list | tuple | np.ndarray):
+        return [_json_value(name, item) for item in value]
+    raise TypeError(f"{name}={value!r} cannot be stored with a session (a number, a string, a boolean, None or a "
+                    "list of them)")
 
 
 def _same_existing_file(first: Path, second: Path) -> bool:
