@@ -91,16 +91,22 @@ def test_session_start_passes_exactly_the_class_defaults(name, tmp_path):
     assert stored(built) == class_defaults(spec)
 
 
-def test_plan_passes_the_class_defaults_but_its_epsilon_and_budget(monkeypatch, capsys):
-    built: list[Algorithm] = []
+@pytest.fixture
+def built(monkeypatch) -> list[Algorithm]:
+    """Every algorithm a registry entry builds during the test."""
+    algorithms: list[Algorithm] = []
     original = registry.AlgorithmSpec.build
 
     def build(self, problem, **parameters):
         algorithm = original(self, problem, **parameters)
-        built.append(algorithm)
+        algorithms.append(algorithm)
         return algorithm
 
     monkeypatch.setattr(registry.AlgorithmSpec, "build", build)
+    return algorithms
+
+
+def test_plan_passes_the_class_defaults_but_its_epsilon_and_budget(built, capsys):
     assert main(["plan", "--accuracies", "0.9,0.8,0.5,0.4,0.3,0.2", "--k", "2", "--runs", "1", "--budget", "30",
                  "--json"]) == 0
     output = json.loads(capsys.readouterr().out)
@@ -111,6 +117,19 @@ def test_plan_passes_the_class_defaults_but_its_epsilon_and_budget(monkeypatch, 
         expected = {**class_defaults(spec), "epsilon": 0.1, "budget": 30}
         assert stored(algorithm) == expected, spec.name
     assert output["delta"] == 0.05 and output["parameters"] == {}
+
+
+def test_plan_passes_an_option_to_every_planned_algorithm_that_takes_it(built, capsys):
+    plan = ["plan", "--accuracies", "0.9,0.8,0.5,0.4,0.3,0.2", "--k", "2", "--runs", "1", "--budget", "30", "--json"]
+    assert main([*plan, "--algorithms", "ICB,phased", "--restart-ratio", "0.3", "--delta", "0.1"]) == 0
+    output = json.loads(capsys.readouterr().out)
+    icb, phased = built
+    assert (icb.name, phased.name) == ("icb", "phased") and phased.restart_ratio == 0.3
+    assert icb.delta == phased.delta == 0.1 == output["delta"] and output["parameters"] == {"restart_ratio": 0.3}
+    assert main([*plan, "--confidence", "bernstein"]) == 2
+    assert "--confidence=bernstein must be one of stitched, tight for --algorithm phased" in capsys.readouterr().err
+    assert main([*plan, "--p", "1"]) == 2
+    assert "--p applies to none of the algorithms" in capsys.readouterr().err
 
 
 # --- every parameter settable --------------------------------------------------------------------------------------
@@ -160,9 +179,9 @@ def test_every_parameter_can_be_set_from_the_command_line(algorithm, name, text,
     built = spec.build(problem_of(spec), seed=0, **parameters)
     assert built.get_params()[name] == value
     validate_parameters(spec.cls.parameter_constraints, stored(built), owner=spec.name)  # a valid value
-    session_args = build_parser().parse_args(["session", "start", "s.db", "--n", "6", "--algorithm", algorithm,
-                                              option])
-    if name != "reward_range":  # a session's own --reward-range, offered to the algorithm
+    if name != "reward_range":  # a session's own --reward-range LOW HIGH is offered to the algorithm as its range
+        session_args = build_parser().parse_args(["session", "start", "s.db", "--n", "6", "--algorithm", algorithm,
+                                                  option])
         assert session_args.algorithm_options.parameters(spec, session_args)[name] == value
 
 
@@ -296,7 +315,16 @@ def test_session_start_in_the_library_takes_parameters_by_name(tmp_path):
         Session.start(tmp_path / "b.db", algorithm="icb", n=5, k=2, delta=0.1, parameters={"delta": 0.1})
     with pytest.raises(InvalidParameterError, match="p=3"):
         Session.start(tmp_path / "b.db", algorithm="nsar", n=5, k=2, parameters={"p": 3})
+    with pytest.raises(InvalidParameterError, match="groups must hold one group label per worker"):
+        Session.start(tmp_path / "b.db", algorithm="icb", n=4, k=2, groups=["fr", "jp"], at_most=1, noise_scale=1.0)
+    with pytest.raises(InvalidParameterError, match="cap 1: counted up to each group's size, the caps sum to k=2"):
+        Session.start(tmp_path / "b.db", algorithm="icb", n=4, k=2, groups=["fr", "fr", "jp", "jp"], at_most=1,
+                      noise_scale=1.0)
     assert not (tmp_path / "b.db").exists()
+    with Session.start(tmp_path / "c.db", algorithm="exhaustive", workers=["a", "b", "c", "d", "e"], k=2,
+                       groups=["x", "y", "z", "y", "x"], at_most=1, noise_scale=1.0) as session:
+        assert session.created["problem"] == {"class": "PartitionMatroid", "groups": [0, 1, 2, 1, 0],
+                                              "capacities": [1, 1, 1], "k": 2}
 
 
 # --- the HTTP service starts sessions the same way ----------------------------------------------------------------
@@ -341,11 +369,13 @@ def test_the_http_service_starts_any_algorithm_from_a_json_body(tmp_path):
         assert session.created["offered"]["reward_range"] == [0.0, 1.0]
 
 
-def test_start_is_refused_by_a_server_of_an_existing_store(tmp_path):
+def test_start_is_refused_by_a_server_of_an_existing_store(tmp_path, capsys):
     path = tmp_path / "s.db"
     Session.start(path, algorithm="sar", n=4, k=2).close()
     with pytest.raises(InvalidParameterError, match="exists already"):
         make_server(path, port=0, new=True)
+    assert main(["session", "serve", str(path), "--new", "--port", "0"]) == 2
+    assert "exists already: serve it without --new" in capsys.readouterr().err
     server = make_server(path, port=0)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()

@@ -407,7 +407,11 @@ class AlgorithmOptions:
             if not takers:
                 raise InvalidParameterError(f"{self.option(name)} applies to none of the algorithms "
                                             f"{', '.join(spec.name for spec in specs)}")
-            parameters[name] = [convert(spec, name, text, self.option(name)) for spec in takers][0]
+            try:
+                parameters[name] = [convert(spec, name, text, self.option(name)) for spec in takers][0]
+            except InvalidParameterError as error:
+                raise InvalidParameterError(f"{error}, one of the algorithms it is passed to (every one that takes "
+                                            "it)") from None
         return parameters
 
 

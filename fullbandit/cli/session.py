@@ -10,8 +10,9 @@ observations as CSV, ``serve`` offers the same over HTTP
 (``--workers WORKERS.CSV --group-column COLUMN --at-most CAP``, as ``fullbandit solve`` takes them)
 for one that declares partition matroids. Its parameters are the options generated from the
 declarations (:mod:`fullbandit.cli.options`), each left to the class's default when not given;
-``--reward-range`` is the session's own (it also bounds the rewards ``record`` accepts) and is
-offered to an algorithm that takes a range.
+``--reward-range LOW HIGH`` is the session's own (it also bounds the rewards ``record`` accepts)
+and is offered to an algorithm that takes a range (``solve``'s ``--reward-range LOW,HIGH`` is that
+parameter itself).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ def add_parser(commands) -> None:
     parser = commands.add_parser("session", help="a live team search stored in a SQLite file",
                                  description=__doc__.split("\n")[0])
     actions = parser.add_subparsers(dest="action", required=True)
-    start = actions.add_parser("start", help="create a session store", description=__doc__.split("\n\n")[1])
+    start = actions.add_parser("start", help="create a session store", description=__doc__.split("\n\n")[2])
     start.add_argument("store", help="path of the new SQLite store (must not exist)")
     who = start.add_mutually_exclusive_group(required=True)
     who.add_argument("--workers", help="a text file with one worker name per line; with --group-column, a CSV file "
@@ -53,9 +54,9 @@ def add_parser(commands) -> None:
                        help="with --workers WORKERS.CSV and --at-most: the grouping column; a team then has at most "
                             "--at-most workers per group (for the algorithms that take a partition matroid)")
     start.add_argument("--at-most", type=int, metavar="CAP", help="with --group-column: at most CAP members per group")
-    start.add_argument("--reward-range", nargs="+", metavar="LOW HIGH",
-                       help="range of one observed reward, as LOW HIGH or LOW,HIGH: the team's (full feedback) or "
-                            "each member's (semi feedback, e.g. lucb); rewards outside it are refused; offered to the "
+    start.add_argument("--reward-range", type=float, nargs=2, metavar=("LOW", "HIGH"),
+                       help="the session's range of one observed reward: the team's (full feedback) or each "
+                            "member's (semi feedback, e.g. lucb); rewards outside it are refused; offered to the "
                             "algorithm as its range and, without --noise-scale, its noise scale (HIGH - LOW) / 2")
     start.add_argument("--seed", type=int, help="seed of the algorithm (default: drawn at random and stored)")
     history = start.add_mutually_exclusive_group()
@@ -151,20 +152,6 @@ def _numbers(text: str) -> list[float] | None:
         return None
 
 
-def reward_range(values: list[str] | None) -> tuple[float, float] | None:
-    """``--reward-range LOW HIGH`` (or ``LOW,HIGH``) as two numbers; anything else is refused naming the option."""
-    if values is None:
-        return None
-    parts = [part for value in values for part in value.split(",") if part.strip()]
-    try:
-        if len(parts) == 2:
-            return float(parts[0]), float(parts[1])
-    except ValueError:
-        pass
-    raise InvalidParameterError(f"--reward-range {' '.join(values)}: give two numbers, LOW HIGH or LOW,HIGH, e.g. "
-                                "--reward-range 0 1")
-
-
 def read_workers(args) -> tuple[list[str] | None, list[str] | None]:
     """The worker names of ``--workers`` (``None`` with ``--n``) and, with ``--group-column``, their group labels.
 
@@ -206,7 +193,7 @@ def start_session(args) -> None:
     prior = read_prior(args, workers)
     session = Session.start(args.store, algorithm=spec.name, k=args.k, n=args.n, workers=workers,
                             threshold=args.threshold, groups=groups, at_most=args.at_most,
-                            reward_range=reward_range(args.reward_range), seed=args.seed, prior=prior,
+                            reward_range=args.reward_range, seed=args.seed, prior=prior,
                             parameters=parameters)
     session.close()
 
