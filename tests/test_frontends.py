@@ -466,3 +466,17 @@ def test_a_third_party_algorithm_reaches_solve_session_and_plan(plugin, tmp_path
     output = json.loads(planned.stdout)
     assert [row["algorithm"] for row in output["rows"]] == ["spread-icb", "icb"]
     assert output["parameters"] == {"spread": 2.0}
+
+
+def test_an_entry_registered_from_user_code_is_an_algorithm_of_the_command_line(capsys):
+    spec = registry.register(registry.AlgorithmSpec("nsar-late", registry.get("nsar").cls, {"p": 2.0}))
+    try:
+        assert main(["solve", "--algorithm", "nsar-late", "--budget", "3000", "--k", "3", "--no-progress",
+                     "--json"]) == 0
+        output = json.loads(capsys.readouterr().out)
+        assert output["inputs"]["parameters"] == {"budget": 3000} and output["parameters"]["p"] == 2.0
+        assert main(["solve", "--algorithm", "nsar-late", "--p", "1", "--no-progress"]) == 2
+        assert "--p is fixed to 2 by --algorithm nsar-late; choose --algorithm nsar to set it" in \
+            capsys.readouterr().err
+    finally:
+        registry.unregister(spec.name)
