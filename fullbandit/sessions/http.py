@@ -443,19 +443,16 @@ def checks(session: Session) -> list[tuple[int, float, float]]:
 
     Non-finite statistics are left out; at most :data:`MAX_POINTS`, thinned evenly (the last kept).
     """
-    session._connection.execute("BEGIN")
-    try:
-        return _replay_checks(session)[1]
-    finally:
-        session._connection.execute("ROLLBACK")
+    with session.reading() as connection:
+        return _replay_checks(session, connection)[1]
 
 
-def _replay_checks(session: Session):
+def _replay_checks(session: Session, connection: sqlite3.Connection):
     """``(algorithm, points)``: the journal replayed from the start, and the points of :func:`checks`.
 
-    Inside the caller's transaction.
+    Inside the caller's read transaction (``connection`` from :meth:`Session.reading`).
     """
-    connection, path = session._connection, session.path
+    path = session.path
     algorithm = build_algorithm(session.created, path)
     points: list[tuple[int, float, float]] = []
     for event in store_module.events(connection, path):
@@ -549,13 +546,10 @@ class PageCache:
 
     def _build(self) -> Page:
         with Session.open(self.path) as session:
-            session._connection.execute("BEGIN")  # one read transaction: key, status and plot agree
-            try:
-                key = journal_key(session._connection, self.path)
-                algorithm, points = _replay_checks(session)
+            with session.reading() as connection:  # one read transaction: key, status and plot agree
+                key = journal_key(connection, self.path)
+                algorithm, points = _replay_checks(session, connection)
                 status = session.status_of(algorithm)
-            finally:
-                session._connection.execute("ROLLBACK")
         return Page(key, status, points, status_page(status, points).encode(), plot_svg(points).encode())
 
 

@@ -48,7 +48,8 @@ import os
 import secrets
 import sqlite3
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -183,6 +184,19 @@ class Session:
             connection.close()
             raise
         return session
+
+    @contextmanager
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        """One read transaction on the store: whatever is read inside sees the same journal.
+
+        Writers (another process recording) wait or go on beside it; nothing read inside
+        can mix two states of the store. Yields the connection to read with.
+        """
+        self._connection.execute("BEGIN")
+        try:
+            yield self._connection
+        finally:
+            self._connection.execute("ROLLBACK")
 
     def close(self) -> None:
         self._connection.close()
