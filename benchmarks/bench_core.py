@@ -7,12 +7,12 @@ Algorithms: SAQM, SA-FOA (certified and heuristic), ICB, SwapBound, PhasedSwap; 
   is fed its first pass as blocks; "first" is the tell that triggers the first check (it
   factorises ``X^T X`` once for the design), "after" the median of further
   ``stopping_check()`` calls on that state (as every later check at a whole pass), "before"
-  the median of ``benchmarks/_core_reference.reference_check`` on the same state: the old
+  the median of ``reference.checks.reference_check`` (``tests/reference/checks.py``) on the same state: the old
   computation (dense ``m x n`` float64 design matrix, held as the old design held it;
   Cholesky then ``inv(L)``; each rule's own eigen-decompositions). The two must agree:
   ``same_answer`` and ``same_bound`` (relative 1e-6) are reported.
 * build: ``setup()`` with each algorithm's default support ("auto"; SwapBound and
-  PhasedSwap "swap-optimal"), against ``_core_reference.reference_build`` (the old
+  PhasedSwap "swap-optimal"), against ``reference.checks.reference_build`` (the old
   ``make_support``, SVD rank check and dense design matrix), medians.
 * pull: a single ``ask`` / ``environment.pull`` / ``tell`` (ICB, no check in the timed pulls),
   by this tree and, in a subprocess, by the package at ``--baseline`` (``git archive``).
@@ -45,6 +45,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
+sys.path.append(str(ROOT / "tests"))  # the frozen references, the tests' exactness oracles: tests/reference/
 ALGORITHMS = ("saqm", "safoa", "safoa-heuristic", "icb", "swap", "phased")
 LABELS = {"saqm": "SAQM", "safoa": "SA-FOA certified", "safoa-heuristic": "SA-FOA heuristic", "icb": "ICB",
           "swap": "SwapBound", "phased": "PhasedSwap"}
@@ -95,25 +96,25 @@ def median_seconds(call, repeats: int) -> float:
 
 
 def measure_check(name: str, n: int, seed: int, repeats: int) -> dict:
-    from _core_reference import dense_matrix, phased_check, reference_check
+    from reference.checks import dense_matrix, phased_check, reference_check
     algorithm = make(name, n, seed, **({} if name == "phased" else {"support": "random"}))
     algorithm.setup(noise_scale=1.0)
     first = first_pass(algorithm, environment(n, seed))
-    design = algorithm._design  # PhasedSwap's first check may have started a phase over fewer arms
+    design = algorithm.design  # PhasedSwap's first check may have started a phase over fewer arms
     matrix = dense_matrix(design.n, design.support)  # the old design held it
     reference = phased_check if name == "phased" else reference_check
     new, old = algorithm.stopping_check(), reference(algorithm, matrix)
     after = median_seconds(algorithm.stopping_check, repeats)
     before = median_seconds(lambda: reference(algorithm, matrix), repeats if n < 1000 else max(1, repeats // 2))
     scale = max(abs(old.gap_bound), 1e-12)
-    return {"algorithm": name, "n": n, "k": _k(n), "support_size": len(algorithm._design.support),
+    return {"algorithm": name, "n": n, "k": _k(n), "support_size": len(algorithm.design.support),
             "check_before_s": before, "check_after_s": after, "check_first_after_s": first,
             "check_speedup": before / after, "same_answer": new.answer == old.answer,
             "same_bound": abs(new.gap_bound - old.gap_bound) <= 1e-6 * scale}
 
 
 def measure_build(name: str, n: int, seed: int, repeats: int) -> dict:
-    from _core_reference import reference_build
+    from reference.checks import reference_build
     after = median_seconds(lambda: make(name, n, seed).setup(noise_scale=1.0), repeats)
     before = median_seconds(lambda: reference_build(n, _k(n), DEFAULT_SUPPORT[name], seed), repeats)
     return {"build_support": DEFAULT_SUPPORT[name], "build_before_s": before, "build_after_s": after,
@@ -158,7 +159,7 @@ def memory_probe(name: str, n: int, variant: str, seed: int) -> dict:
     1,000 single pulls), "after-resident" (the same work untraced: the growth of the peak
     resident set over the one after a warm-up).
     """
-    from _core_reference import dense_matrix, phased_check, reference_build, reference_check
+    from reference.checks import dense_matrix, phased_check, reference_build, reference_check
     warm = make(name, 12, seed)  # load what is imported lazily (and BLAS's buffers): not what is measured
     warm.setup(noise_scale=1.0)
     first_pass(warm, environment(12, seed))
@@ -171,7 +172,7 @@ def memory_probe(name: str, n: int, variant: str, seed: int) -> dict:
         algorithm = make(name, n, seed)
         algorithm.setup(noise_scale=1.0)
         first_pass(algorithm, environment(n, seed))
-        design = algorithm._design
+        design = algorithm.design
         reference = phased_check if name == "phased" else reference_check
         tracemalloc.start()
         support, matrix = reference_build(n, _k(n), DEFAULT_SUPPORT[name], seed)
@@ -302,7 +303,6 @@ def main(argv=None):
         plot(frame, pulls, args.out.with_suffix(".png"))
         print(issue_table(frame, pulls))
         return
-    sys.path.insert(0, str(HERE))
     rows = []
     for n in args.sizes:
         for name in args.algorithms:

@@ -7,7 +7,7 @@ dense graph and min(n / 10, 1000) on the sparse ones.
 
 For each graph and step (networkx conversion, greedy peeling, FPK, and the networkx front
 end ``densest_k_subgraph(G, k)`` with its conversion) the time of the code before issue 13
-(benchmarks/_dks_reference.py, kept outside the package) and of the package now, as a
+(tests/reference/dks.py, kept outside the package) and of the package now, as a
 ratio to ONE adjacency pass: ``W.sum(axis=1)`` on the same matrix. Every time is also
 given as a ratio to ONE EDGE PASS of networkx: networkx's own iterator over every edge
 with its weight, ``G.edges(data="weight")``, consumed and nothing else
@@ -62,8 +62,8 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import _dks_reference as reference  # noqa: E402
+sys.path.append(str(Path(__file__).resolve().parents[1] / "tests"))  # the frozen references: tests/reference/
+from reference import dks as reference  # noqa: E402
 
 from fullbandit.dks import compiled, densest_k_subgraph, get_oracle  # noqa: E402
 from fullbandit.dks.weights import graph_weights  # noqa: E402

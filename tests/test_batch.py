@@ -187,11 +187,11 @@ def test_simulate_uses_the_samplers_noise_scale_even_for_an_algorithm_already_se
 
         def _decide(self, counts, sums, state):
             # Declares every arm above iff the scale the policy was set up with is large.
-            return np.full(counts.shape, self._noise_scale > 1.0)
+            return np.full(counts.shape, self.offered_noise_scale > 1.0)
 
     algorithm = Scaled(fb.Thresholding(3, 0.5), budget=6).setup(noise_scale=0.5)
     batch = simulate(algorithm, GaussianBatch([0.1, 0.5, 0.9], sigma=3.0), runs=2, seed=0)
-    assert batch.answers[6].all() and algorithm._noise_scale == 0.5
+    assert batch.answers[6].all() and algorithm.offered_noise_scale == 0.5
 
 
 def test_simulate_refuses_a_policy_that_names_an_arm_out_of_range():

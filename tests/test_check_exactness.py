@@ -1,6 +1,6 @@
 """The optimised stopping checks return what the old computation returns (issue 13).
 
-The reference is ``benchmarks/_core_reference.py``: a verbatim copy of the checks as they were
+The reference is :mod:`reference.checks` (``tests/reference/checks.py``): a verbatim copy of the checks as they were
 before the optimisations (dense design matrix, Cholesky then ``inv(L)``, every rule's own
 eigen-decompositions, SA-FOA's surrogate steps each from scratch). On seeded random states of
 every static algorithm (SAQM in both width modes, SA-FOA certified and heuristic, ICB,
@@ -20,18 +20,14 @@ The states cover every path of :meth:`fullbandit.linalg.static_design.StaticDesi
 from __future__ import annotations
 
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
+from reference.checks import dense_matrix, design_estimate, phased_check, reference_check
 
 import fullbandit as fb
 from fullbandit.core.priors import PriorObservations
 from fullbandit.full import PhasedSwap, SwapBound
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))  # the reference lives with the benchmark
-from _core_reference import dense_matrix, design_estimate, phased_check, reference_check  # noqa: E402
 
 RELATIVE = 1e-8  # rounding: the two computations order their sums differently
 

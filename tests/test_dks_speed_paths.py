@@ -1,7 +1,7 @@
 """The fast DkS paths return exactly what the code before them returned (issue 13).
 
 The reference is the previous implementation, frozen outside the package in
-benchmarks/_dks_reference.py (networkx's own conversion followed by the full validator,
+tests/reference/dks.py (networkx's own conversion followed by the full validator,
 column-update and heapq peeling, the per-vertex FPK procedure 3). Every comparison is
 exact (``array_equal``, same node sets): on instances with ties everywhere (0/1 and
 integer weights, decimal weights such as 0.1 whose incremental sums round), with
@@ -12,14 +12,13 @@ installed the same kernel runs as plain Python, so these tests check it on any m
 
 from __future__ import annotations
 
-import importlib.util
 import itertools
-from pathlib import Path
 
 import networkx as nx
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from reference import dks as reference
 from test_dks_references import KINDS, LABEL_SETS, graph_from_matrix, naive_weight, random_weights
 
 from fullbandit.dks import check_weight_matrix, compiled, densest_k_subgraph, densest_k_subgraph_matrix
@@ -28,11 +27,6 @@ from fullbandit.dks import peeling as peeling_module
 from fullbandit.dks import weights as weights_module
 from fullbandit.dks.weights import graph_weights
 from fullbandit.util.validation import InvalidParameterError
-
-_REFERENCE_PATH = Path(__file__).resolve().parent.parent / "benchmarks" / "_dks_reference.py"
-_spec = importlib.util.spec_from_file_location("_dks_reference", _REFERENCE_PATH)
-reference = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(reference)
 
 TIE_KINDS = ("binary", "integer", "dyadic-sparse", "decimal")
 

@@ -242,11 +242,43 @@ class PhasedSwap(Algorithm):
         return confidence_radius(index, level, self._noise_scale, n_directions, self.confidence,
                                  check=min(self._phase_checks + 1, index) if self.confidence == "stitched" else None)
 
-    def _graded_radii(self, pulls: int) -> list[float]:
-        # The m-swap directions among the phase's U, m up to the largest swap size of the phase.
+    def graded_radii(self, pulls: int) -> list[float]:
+        """The radii of the graded bound at the phase's next check after ``pulls`` of its pulls: for
+        ``m = 1, 2, ...`` up to the phase's largest swap size, a union over the ``m``-swap directions
+        among the phase's arms at level ``(delta_l / 2) 6 / (pi^2 m^2)``."""
+        self.setup()
         u, levels = len(self._undecided), graded_deltas(self.phase_level() / 2.0, self._phase_swaps)
         return [self.phase_radius(pulls, float(levels[m - 1]), n_swap_directions(u, m))
                 for m in range(1, self._phase_swaps + 1)]
+
+    # --- where the run stands ------------------------------------------------------------------
+    @property
+    def accepted(self) -> tuple[int, ...]:
+        """The arms accepted so far (in every top-k on the phases' confidence events), in the order decided."""
+        self.setup()
+        return tuple(self._accepted)
+
+    @property
+    def rejected(self) -> tuple[int, ...]:
+        """The arms rejected so far (in no top-k on the phases' confidence events), in the order decided."""
+        self.setup()
+        return tuple(self._rejected)
+
+    @property
+    def phase_arms(self) -> tuple[int, ...]:
+        """The arms ``U`` the current phase was designed over (those in doubt when it started)."""
+        self.setup()
+        return self._undecided
+
+    @property
+    def design(self) -> StaticDesign:
+        """The current phase's design, over local indices ``0 .. |U| - 1`` of :attr:`phase_arms`.
+
+        Its support holds each pull's ``s`` arms of ``U`` (the fillers are left out); it changes
+        through ``tell`` only. For inspection.
+        """
+        self.setup()
+        return self._design
 
     # --- pulls -----------------------------------------------------------------------------
     def _next_pull(self, max_count: int):
@@ -295,17 +327,24 @@ class PhasedSwap(Algorithm):
         except SingularDesignError:
             answer, bound = self._carry
             return StoppingCheck(self._told, bound, float(self.epsilon), answer, certified, self._summary())
-        radius = self.phase_radius(t, self.phase_level() / 2.0, n_pair_directions(len(self._undecided)))
-        accept, reject, bound, answer, used = self._decide(estimate, radius, self._graded_radii(t))
+        radius = self._pair_radius(t)
+        accept, reject, bound, answer, used = self._decide(estimate, radius, self.graded_radii(t))
         summary = self._summary()  # counted after this check's decisions
         summary.update(accepted=summary["accepted"] + len(accept), rejected=summary["rejected"] + len(reject),
                        undecided=summary["undecided"] - len(accept) - len(reject))
+        # Diagnostics only (reported in the result): the decisions themselves are made by _after_check.
         details = {**summary, "C_pair": radius, "phase_pulls": t, "accept": accept, "reject": reject,
                    "bound_used": used}
         return StoppingCheck(self._told, bound, float(self.epsilon), answer, certified, details, estimate)
 
-    def _decide(self, estimate: LeastSquaresEstimate, radius: float, graded_radii: list[float]):
-        """Accepted and rejected arms (global), the gap bound, the answer and the bound used, on the phase's events."""
+    def _pair_radius(self, pulls: int) -> float:
+        """``C`` of the pair directions at the phase's next check (half the phase's level)."""
+        return self.phase_radius(pulls, self.phase_level() / 2.0, n_pair_directions(len(self._undecided)))
+
+    def _verdicts(self, estimate: LeastSquaresEstimate, radius: float):
+        """``(live, wanted, theta, Q, accept_local, reject_local)``: the undecided arms (local indices), the places
+        left, their estimate and ``A^-1`` block, and which of them (positions in ``live``) the pair bounds at
+        ``radius`` accept and reject."""
         live, wanted = self._live()
         theta = estimate.theta[live]
         Q = estimate.gram_inverse[np.ix_(live, live)]
@@ -314,6 +353,19 @@ class PhasedSwap(Algorithm):
         np.fill_diagonal(beats, False)
         accept_local = np.flatnonzero(beats.sum(axis=1) >= len(live) - wanted) if 0 < wanted else np.array([], int)
         reject_local = np.flatnonzero(beats.sum(axis=0) >= wanted) if wanted < len(live) else np.array([], int)
+        return live, wanted, theta, Q, accept_local, reject_local
+
+    def _decisions(self, estimate: LeastSquaresEstimate, radius: float) -> tuple[list[int], list[int]]:
+        """The arms (global indices) a check on ``estimate`` with pair radius ``radius`` accepts and rejects."""
+        live, _, _, _, accept_local, reject_local = self._verdicts(estimate, radius)
+        return ([self._undecided[live[i]] for i in accept_local], [self._undecided[live[j]] for j in reject_local])
+
+    def _decide(self, estimate: LeastSquaresEstimate, radius: float, graded_radii: list[float]):
+        """Accepted and rejected arms (global), the gap bound, the answer and the bound used, on the phase's events.
+
+        Pure: the decisions are committed by :meth:`_after_check`, from the same estimate and radius.
+        """
+        live, wanted, theta, Q, accept_local, reject_local = self._verdicts(estimate, radius)
         accept = [self._undecided[live[i]] for i in accept_local]
         reject = [self._undecided[live[j]] for j in reject_local]
         keep = np.setdiff1d(np.arange(len(live)), np.concatenate([accept_local, reject_local]))
@@ -341,9 +393,11 @@ class PhasedSwap(Algorithm):
 
     def _after_check(self, check: StoppingCheck) -> None:
         t = self._design.pulls
+        # The check's decisions, from its estimate and its pair radius (before the check count moves on): the
+        # working state follows from the tells alone, so replaying a saved run's tells rebuilds it.
+        accept, reject = ([], []) if check.estimate is None else self._decisions(check.estimate, self._pair_radius(t))
         self._phase_checks += 1
         self._next_check = next_check_after(t, self.check_growth, len(self._design.support))
-        accept, reject = check.details.get("accept", []), check.details.get("reject", [])
         self._accepted.extend(accept)
         self._rejected.extend(reject)
         if not (accept or reject) or check.stop or check.estimate is None:

@@ -2,18 +2,25 @@
 and stopping schedule, on top of :class:`fullbandit.core.algorithm.Algorithm`.
 
 A subclass supplies its stopping rule (:meth:`StaticFullBandit._rule`) and the size of its
-union bound (:meth:`StaticFullBandit._n_directions`).
+union bound (:meth:`StaticFullBandit._n_directions`); optionally its own support
+(:meth:`StaticFullBandit.design_support`, with :data:`DESIGN_CONSTRAINTS` for a signature
+without ``support`` and ``support_size``) and checks at setup
+(:meth:`StaticFullBandit._setup_checks`). What the hooks may read once the parameters are
+resolved is public: :attr:`StaticFullBandit.noise_scale_in_use`,
+:attr:`StaticFullBandit.reward_range_in_use`, :attr:`StaticFullBandit.design`. Nothing else of
+the base needs copying: ``examples/extending/`` holds a complete subclass in one module.
 """
 
 from __future__ import annotations
 
 import math
 from abc import abstractmethod
+from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
 
-from fullbandit.core.algorithm import Algorithm, StoppingCheck
+from fullbandit.core.algorithm import Algorithm, ProtocolError, StoppingCheck
 from fullbandit.core.params import REWARD_RANGE, SEED, SUPERARMS, Instance, Interval, Options
 from fullbandit.core.priors import PriorObservations, check_prior_noise, round_index
 from fullbandit.design.goptimal import g_optimal_allocation
@@ -45,6 +52,10 @@ STATIC_CONSTRAINTS: dict[str, list] = {
     "stop_on_rule": [Instance(bool)],
     "seed": [SEED],
 }
+#: The constraints of a static algorithm whose support comes from its own :meth:`StaticFullBandit.design_support`
+#: (its signature then has no ``support`` nor ``support_size``).
+DESIGN_CONSTRAINTS: dict[str, list] = {name: forms for name, forms in STATIC_CONSTRAINTS.items()
+                                       if name not in ("support", "support_size")}
 
 
 class StaticFullBandit(Algorithm):
@@ -179,19 +190,67 @@ class StaticFullBandit(Algorithm):
     def _setup_checks(self) -> None:  # noqa: B027 - optional hook
         """Checks a subclass makes once the parameters are valid (e.g. a size limit)."""
 
+    def design_support(self, rng: np.random.Generator) -> Sequence[SuperArm]:
+        """The support of the static design: the distinct super-arms it pulls (an extension hook).
+
+        Called once, at setup, after the parameters are validated and :meth:`_setup_checks`
+        has passed, with :attr:`noise_scale_in_use` and :attr:`reward_range_in_use` already
+        resolved. The default is the ``support`` parameter: a named kind made by
+        :func:`fullbandit.design.allocation.make_support` (drawn from ``rng``) or the explicit
+        list. A subclass with a support of its own overrides this method and leaves
+        ``support`` and ``support_size`` out of its signature (its constraints are then
+        :data:`DESIGN_CONSTRAINTS`).
+
+        What a subclass returns is checked as an explicit list is: every member belongs to
+        the problem's class (in any order of its arms), none repeats, and together they span
+        ``R^n`` (else :class:`fullbandit.linalg.estimation.SingularDesignError`). Any
+        randomness must come from ``rng`` (the algorithm's seed), so that the same seed makes
+        the same design and a saved run replays. The support may depend on the problem and
+        the parameters, never on a reward (none is told yet): that keeps the design fixed,
+        which the confidence bounds of every static rule assume.
+
+        Parameters
+        ----------
+        rng : numpy.random.Generator
+            The algorithm's seeded generator.
+
+        Returns
+        -------
+        sequence of super-arms
+            The members; the ``allocation`` parameter then weighs them (and may drop members
+            of negligible optimal weight).
+
+        Examples
+        --------
+        Four pairs of four arms that span ``R^4`` (a complete subclass, with its own signature,
+        is ``examples/extending/star_icb.py``):
+
+        >>> import fullbandit as fb
+        >>> class FourPairs(fb.ICB):
+        ...     def design_support(self, rng):
+        ...         return [(0, 1), (0, 2), (0, 3), (2, 1)]
+        >>> algorithm = FourPairs(fb.TopK(4, 2), noise_scale=1.0)
+        >>> algorithm.support_arms, algorithm.constants()["support"]
+        (((0, 1), (0, 2), (0, 3), (1, 2)), 'custom')
+        """
+        problem = self.problem
+        if isinstance(self.support, str):
+            return make_support(problem.n, problem.k, self.support, rng, self.support_size, problem=problem)
+        return list(self.support)
+
     # --- building ----------------------------------------------------------------------
     def _build(self, rng: np.random.Generator, noise_scale: float | None) -> None:
         self._setup_checks()
         self.problem.require_spanning_design()  # before drawing a support: name the groups, not a rank
-        self._reward_range = self._resolve_reward_range(getattr(self, "_offered_reward_range", None))
+        self._reward_range = self._resolve_reward_range(self._offered_reward_range)  # what setup() was offered
         self._noise_scale = self._resolve_noise_scale(noise_scale)
         problem = self.problem
-        design = None
-        if isinstance(self.support, str):
+        members = self.design_support(rng)
+        if type(self).design_support is StaticFullBandit.design_support and isinstance(self.support, str):
             # Spanning by construction: random supports track their rank, cyclic windows need gcd(n, k) = 1.
-            arms = make_support(problem.n, problem.k, self.support, rng, self.support_size, problem=problem)
-        else:
-            arms = [problem.check_super_arm(arm, "support member") for arm in self.support]
+            arms, design = list(members), None
+        else:  # an explicit list, or a subclass's own support
+            arms = [problem.check_super_arm(arm, "support member") for arm in members]
             if len(set(arms)) != len(arms):
                 raise InvalidParameterError("support must not repeat a super-arm")
             design = self._spanning_design(arms)
@@ -257,16 +316,53 @@ class StaticFullBandit(Algorithm):
         return self._design.support
 
     @property
+    def noise_scale_in_use(self) -> float:
+        """The sub-Gaussian scale ``R`` the confidence radius uses: the ``noise_scale`` parameter, else
+        the scale :meth:`setup` was offered (the environment's), else with ``confidence="bernstein"``
+        the range's ``(high - low) / 2``.
+
+        Resolved at setup before :meth:`design_support` is called, so any hook may read it;
+        unlike :attr:`effective_noise_scale` it never sets the algorithm up (before setup it
+        raises :class:`fullbandit.core.algorithm.ProtocolError`).
+        """
+        return self._resolved("_noise_scale", "noise scale")
+
+    @property
+    def reward_range_in_use(self) -> tuple[float, float] | None:
+        """The interval ``(low, high)`` one observed pull lies in: the ``reward_range`` parameter,
+        else the range :meth:`setup` was offered (the environment's), else ``None`` (unbounded).
+
+        Resolved at setup before :meth:`design_support` is called, as :attr:`noise_scale_in_use`.
+        """
+        return self._resolved("_reward_range", "reward range")
+
+    @property
+    def design(self) -> StaticDesign:
+        """The design the stopping checks read: the support, and the pulls and reward sums per member.
+
+        For inspection (and for a rule that needs more than the estimate): it changes through
+        ``tell`` only. Available from the end of setup.
+        """
+        return self._resolved("_design", "design")
+
+    def _resolved(self, attribute: str, what: str):
+        try:
+            return self.__dict__[attribute]
+        except KeyError:
+            raise ProtocolError(f"{self.label()}: the {what} is made at setup(); call setup() (or ask()) "
+                                "first") from None
+
+    @property
     def effective_noise_scale(self) -> float:
-        """The noise scale in use: the parameter, or the one :meth:`setup` was given."""
+        """The noise scale in use (:attr:`noise_scale_in_use`), after setting the algorithm up if need be."""
         self.setup()
-        return self._noise_scale
+        return self.noise_scale_in_use
 
     @property
     def effective_reward_range(self) -> tuple[float, float] | None:
-        """The reward range in use: the parameter, or the one :meth:`setup` was given (or ``None``)."""
+        """The reward range in use (:attr:`reward_range_in_use`), after setting the algorithm up if need be."""
         self.setup()
-        return self._reward_range
+        return self.reward_range_in_use
 
     @property
     def needs_square_sums(self) -> bool:
@@ -418,12 +514,18 @@ class StaticFullBandit(Algorithm):
         self.setup()
         constants = {"confidence": self.confidence, "noise_scale": self._noise_scale, "delta": self.delta,
                      "epsilon": self.epsilon, "union_bound": self._n_directions(),
-                     "support": self.support if isinstance(self.support, str) else "explicit",
+                     "support": self._support_label(),
                      "allocation": self.allocation, "support_size": len(self._design.support),
                      "first_stop": self._first_stop}
         if self._uses_variances() and self._reward_range is not None:
             constants["reward_range"] = list(self._reward_range)
         return constants
+
+    def _support_label(self) -> str:
+        """How results name the support: its kind, ``"explicit"``, or ``"custom"`` (made by a subclass's hook)."""
+        if type(self).design_support is not StaticFullBandit.design_support:
+            return "custom"
+        return self.support if isinstance(self.support, str) else "explicit"
 
 
 def _range_violation(total: float, squares: float, count: int, reward_range) -> str:

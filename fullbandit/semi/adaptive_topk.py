@@ -231,7 +231,7 @@ class AdaptiveTopK(PerArmRounds):
         return float(self.epsilon)
 
     def _scale(self) -> float:
-        return self._noise_scale_in_use(self._noise_scale, of="one arm's reward, 1/2 in [0, 1]")
+        return self._noise_scale_in_use(self.offered_noise_scale, of="one arm's reward, 1/2 in [0, 1]")
 
     def samples_in_round(self, r: int) -> int:
         """``m_r = ceil((2R)^2 4^r ln(2 n r^2 / delta))``: samples of each undecided arm in round ``r``.

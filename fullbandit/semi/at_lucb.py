@@ -184,7 +184,7 @@ class ATLUCB(SequentialPerArm):
     delta1: float
     alpha: float
     noise_scale: float | None
-    _noise_scale: float  # resolved in _build_rounds
+    noise_scale_in_use: float  # resolved in _build_rounds
 
     def __init__(self, problem, *, epsilon: float = 0.0, delta1: float = DEFAULT_DELTA1,
                  alpha: float = DEFAULT_ALPHA, noise_scale: float | None = None, budget: int = 10_000, seed=None):
@@ -198,7 +198,8 @@ class ATLUCB(SequentialPerArm):
 
     # --- setup, state, reports ----------------------------------------------------------------
     def _build_rounds(self, rng: np.random.Generator) -> None:
-        self._noise_scale = self._noise_scale_in_use(self._noise_scale, of="one arm's reward, 1/2 in [0, 1]")
+        self.noise_scale_in_use = self._noise_scale_in_use(self.offered_noise_scale,
+                                                           of="one arm's reward, 1/2 in [0, 1]")
         super()._build_rounds(rng)
 
 
@@ -208,7 +209,7 @@ class ATLUCB(SequentialPerArm):
         return float(self.epsilon) / min(self.problem.k, self.problem.n - self.problem.k)
 
     def constants(self) -> dict:
-        return {**super().constants(), "noise_scale": self._noise_scale, "delta1": self.delta1,
+        return {**super().constants(), "noise_scale": self.noise_scale_in_use, "delta1": self.delta1,
                 "alpha": self.alpha, "k1": LUCB1_K1, "per_arm_epsilon": self.per_arm_epsilon}
 
     def _details(self, counts, sums, state) -> dict:
@@ -227,7 +228,7 @@ class ATLUCB(SequentialPerArm):
 
     def _unit(self, samples) -> np.ndarray:
         """``R sqrt(2 / u)``: the radius per unit of ``sqrt(log(k1 n t^4 / delta))``."""
-        return self._noise_scale * np.sqrt(2.0 / np.asarray(samples, dtype=float))
+        return self.noise_scale_in_use * np.sqrt(2.0 / np.asarray(samples, dtype=float))
 
     def radius(self, samples, rounds, stage) -> np.ndarray:
         """``beta(u, t, delta_s) = R sqrt(2 log(k1 n t^4 / delta_s) / u)`` (arrays broadcast).

@@ -11,22 +11,38 @@ budget is one single-arm sample (:meth:`fullbandit.core.algorithm.Algorithm.cost
 
 A subclass provides :meth:`PerArmRounds._plan_round` (samples per arm for the next round,
 from the data so far) and :meth:`PerArmRounds._evaluate` (the answer).
+:class:`PerArmConfidenceRounds` adds what every fixed-confidence one shares (``epsilon``,
+``delta``, the sub-Gaussian scale in use, prior observations, reports): a new
+fixed-confidence per-arm algorithm subclasses it and writes those two methods only
+(``examples/extending/`` holds one in a single module).
 """
 
 from __future__ import annotations
 
+import math
 from abc import abstractmethod
 from typing import ClassVar
 
 import numpy as np
 
-from fullbandit.core.algorithm import Algorithm, ProtocolError
+from fullbandit.core.algorithm import Algorithm, ProtocolError, StoppingCheck
 from fullbandit.core.params import SEED, Interval
+from fullbandit.core.priors import PriorObservations, check_prior_noise
 from fullbandit.problems.classes import TopK
-from fullbandit.util.validation import check_budget_floor
+from fullbandit.util.validation import InvalidParameterError, check_budget_floor
 
 #: The parameters every fixed-budget per-arm algorithm has.
 FIXED_BUDGET_CONSTRAINTS: dict[str, list] = {"budget": [Interval(int, 1, None)], "seed": [SEED]}
+#: The parameters of :class:`PerArmConfidenceRounds` (every fixed-confidence per-arm algorithm that subclasses it).
+CONFIDENCE_CONSTRAINTS: dict[str, list] = {
+    "epsilon": [Interval(float, 0, None)],
+    "delta": [Interval(float, 0, 1, closed="neither")],
+    "noise_scale": [None, Interval(float, 0, None, closed="neither")],
+    "budget": [Interval(int, 1, None)],
+    "seed": [SEED],
+}
+#: Budget cap (single-arm samples) of a fixed-confidence per-arm algorithm when none is given.
+CONFIDENCE_BUDGET = 10_000_000
 
 
 def empirical_means(counts: np.ndarray, sums: np.ndarray) -> np.ndarray:
@@ -46,6 +62,14 @@ class PerArmRounds(Algorithm):
         Sum of the told rewards per arm.
     round : int
         Rounds planned so far (the current one included).
+    offered_noise_scale : float or None
+        The noise scale :meth:`setup` was offered (:func:`fullbandit.run` offers the
+        environment's declared scale of one arm's reward), whatever the algorithm's own
+        ``noise_scale`` parameter says; ``None`` when none was offered.
+    noise_scale_in_use : float or None
+        The sub-Gaussian scale of one arm's reward that the algorithm's bounds use, for an
+        algorithm that resolves one at setup (:class:`PerArmConfidenceRounds`: the parameter,
+        else the offered one); ``None`` for one that keeps none.
 
     Examples
     --------
@@ -83,6 +107,8 @@ class PerArmRounds(Algorithm):
     samples: np.ndarray
     sums: np.ndarray
     round: int
+    offered_noise_scale: float | None
+    noise_scale_in_use: float | None = None
 
     # --- what subclasses provide ---------------------------------------------------------
     @abstractmethod
@@ -137,9 +163,16 @@ class PerArmRounds(Algorithm):
         self._queue = np.zeros(n, dtype=np.int64)  # samples of the round not yet handed out
         self._round_outstanding = 0  # handed-out samples of the round not yet told
         self._round_complete = False
-        self._noise_scale = noise_scale
+        self.offered_noise_scale = noise_scale
+        self.noise_scale_in_use = None  # an algorithm that resolves one does so in _build_rounds
         self._check_budget_floor(noise_scale)  # again: a floor may depend on the noise scale, offered only now
         self._build_rounds(rng)
+
+    @property
+    def _noise_scale(self) -> float | None:
+        # The scale of one reward as far as it is known (the one in use, else the one offered): what
+        # Algorithm._meaningful compares the rounding of the told sums with.
+        return self.offered_noise_scale if self.noise_scale_in_use is None else self.noise_scale_in_use
 
     def means(self) -> np.ndarray:
         """Empirical means (``nan`` for an arm never sampled)."""
@@ -201,3 +234,103 @@ class PerArmRounds(Algorithm):
                 "mean_samples_per_arm": float(self.samples.mean())}
 
 
+class PerArmConfidenceRounds(PerArmRounds):
+    """Base of the fixed-confidence per-arm top-k algorithms that sample in rounds (LUCB, CLUCB-PAC).
+
+    On top of :class:`PerArmRounds`: the parameters ``epsilon`` (tolerance on the sum gap),
+    ``delta`` (error probability), ``noise_scale`` (sub-Gaussian scale ``R`` of one arm's
+    reward; ``None`` takes the one :meth:`setup` is offered, the environment's), ``budget``
+    (a cap on single-arm samples, :data:`CONFIDENCE_BUDGET` by default) and ``seed``, with
+    their constraints (:data:`CONFIDENCE_CONSTRAINTS`); the scale in use resolved at setup
+    (:attr:`noise_scale_in_use`; refused, naming ``noise_scale``, when there is none); prior
+    observations of single arms (:meth:`evidence` counts them in); and the reports.
+
+    A subclass writes :meth:`PerArmRounds._plan_round` and :meth:`PerArmRounds._evaluate`
+    (reading :meth:`evidence`, :attr:`noise_scale_in_use`, ``round``), declares ``name``,
+    ``summary`` and, if it keeps more state, builds it in :meth:`_build_rounds` after calling
+    this class's. Before every arm has a sample, :meth:`_unidentified` is the check to return.
+
+    Examples
+    --------
+    Sample every arm once per round and stop when Hoeffding intervals (a union over arms and
+    rounds) separate the empirical top-k, here with ``k = 1``:
+
+    >>> import math
+    >>> import numpy as np
+    >>> import fullbandit as fb
+    >>> from fullbandit.core.algorithm import StoppingCheck
+    >>> from fullbandit.semi.base import PerArmConfidenceRounds
+    >>> class EveryArm(PerArmConfidenceRounds):
+    ...     def _plan_round(self):
+    ...         return np.ones(self.problem.n, dtype=np.int64)
+    ...     def _evaluate(self):
+    ...         samples, sums = self.evidence()
+    ...         if np.any(samples == 0):
+    ...             return self._unidentified({})
+    ...         means, n, t = sums / samples, self.problem.n, max(self.round, 1)
+    ...         beta = self.noise_scale_in_use * np.sqrt(2 * math.log(4 * n * t * t / self.delta) / samples)
+    ...         best = self.problem.best(means)
+    ...         rest = [i for i in range(n) if i not in best]
+    ...         gap = max(means[rest] + beta[rest]) - min(means[list(best)] - beta[list(best)])
+    ...         return StoppingCheck(self.n_pulls, max(gap, 0.0), self.epsilon, best, True)
+    >>> arms = fb.GaussianArms([0.9, 0.5, 0.1], sigma=0.25, feedback="semi", seed=0)
+    >>> result = fb.run(EveryArm(fb.TopK(3, 1)), arms, progress=False)
+    >>> result.answer, str(result.stop_reason), result.constants["noise_scale"]
+    ((0,), 'stopping rule', 0.25)
+    """
+
+    setting: ClassVar[str] = "fixed-confidence"
+    parameter_constraints: ClassVar[dict[str, list]] = CONFIDENCE_CONSTRAINTS
+    takes_prior: ClassVar[bool] = True  # single-arm observations shift each arm's count
+
+    epsilon: float
+    delta: float
+    noise_scale: float | None
+    noise_scale_in_use: float  # resolved in _build_rounds
+
+    def __init__(self, problem, *, epsilon: float = 0.0, delta: float = 0.05, noise_scale: float | None = None,
+                 budget: int = CONFIDENCE_BUDGET, seed=None):
+        self.problem = problem
+        self.epsilon = epsilon
+        self.delta = delta
+        self.noise_scale = noise_scale
+        self.budget = budget
+        self.seed = seed
+
+    def _build_rounds(self, rng: np.random.Generator) -> None:
+        """Resolve the scale in use and start with no prior observations (a subclass calls this first)."""
+        self.noise_scale_in_use = self._noise_scale_in_use(self.offered_noise_scale,
+                                                           of="one arm's reward, 1/2 in [0, 1]")
+        n = self.problem.n
+        self._prior_samples, self._prior_sums = np.zeros(n, dtype=np.int64), np.zeros(n)
+
+    def _absorb_prior(self, prior: PriorObservations) -> None:
+        # Prior samples shift each arm's count u by a constant, so at stage t an arm still has at most t
+        # possible counts and a union bound over (t, arm, u) behind a radius holds as it stands.
+        if not prior.singletons:
+            j = next(j for j, arm in enumerate(prior.arms) if len(arm) > 1)
+            raise InvalidParameterError(
+                f"{self.label()}: a per-arm algorithm takes observations of single arms only; prior arms[{j}] = "
+                f"{prior.arms[j]} is a set of {len(prior.arms[j])} arms")
+        check_prior_noise(prior, self.noise_scale_in_use, self.label())
+        arms = [arm[0] for arm in prior.arms]
+        self._prior_samples[arms] += prior.counts
+        self._prior_sums[arms] += prior.reward_sums
+
+    def evidence(self) -> tuple[np.ndarray, np.ndarray]:
+        """Samples and reward sums per arm, the prior observations included (what the bounds read)."""
+        return self.samples + self._prior_samples, self.sums + self._prior_sums
+
+    @property
+    def effective_noise_scale(self) -> float:
+        """The sub-Gaussian scale ``R`` the radii use (the parameter, or the one ``run`` offered)."""
+        self.setup()
+        return self.noise_scale_in_use
+
+    def constants(self) -> dict:
+        """The configuration's constants, rounds and samples per arm."""
+        return {**super().constants(), "noise_scale": self.noise_scale_in_use, "delta": self.delta}
+
+    def _unidentified(self, details: dict) -> StoppingCheck:
+        """The check while some arm has no sample: no estimate, no claim (``gap_bound`` infinite)."""
+        return StoppingCheck(self._told, math.inf, self.epsilon, None, True, details)

@@ -30,31 +30,21 @@ J. Chen, X. Chen, Q. Zhang, Y. Zhou. Adaptive multiple-arm identification. ICML 
 from __future__ import annotations
 
 import math
-from typing import ClassVar
 
 import numpy as np
 
 from fullbandit.core.algorithm import StoppingCheck
-from fullbandit.core.params import SEED, Interval
-from fullbandit.core.priors import PriorObservations, check_prior_noise
-from fullbandit.semi.base import PerArmRounds
-from fullbandit.util.validation import InvalidParameterError
+from fullbandit.semi.base import CONFIDENCE_BUDGET, CONFIDENCE_CONSTRAINTS, PerArmConfidenceRounds
 
 #: Budget cap (single-arm samples) when none is given.
-DEFAULT_BUDGET = 10_000_000
+DEFAULT_BUDGET = CONFIDENCE_BUDGET
 
 #: The constant ``k1`` of LUCB1's radius (Kalyanakrishnan et al. 2012, section 3): any
 #: ``k1 > zeta(3) = 1.2021...`` makes the union bound over rounds, arms and sample counts
 #: sum to less than ``delta``; the paper takes 5/4.
 LUCB1_K1 = 5.0 / 4.0
 
-CONSTRAINTS: dict[str, list] = {
-    "epsilon": [Interval(float, 0, None)],
-    "delta": [Interval(float, 0, 1, closed="neither")],
-    "noise_scale": [None, Interval(float, 0, None, closed="neither")],
-    "budget": [Interval(int, 1, None)],
-    "seed": [SEED],
-}
+CONSTRAINTS: dict[str, list] = CONFIDENCE_CONSTRAINTS
 
 
 def _lowest_index_argmax(values: np.ndarray, candidates: np.ndarray) -> int:
@@ -74,70 +64,7 @@ def _top_k_split(means: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return np.flatnonzero(high), np.flatnonzero(~high)
 
 
-class _ConfidenceRounds(PerArmRounds):
-    """Shared parameters, noise scale and reports of the two confidence-interval algorithms."""
-
-    setting: ClassVar[str] = "fixed-confidence"
-    parameter_constraints: ClassVar[dict[str, list]] = CONSTRAINTS
-    takes_prior: ClassVar[bool] = True  # single-arm observations shift each arm's count
-
-    epsilon: float
-    delta: float
-    noise_scale: float | None
-    _noise_scale: float  # resolved in _build_rounds (PerArmRounds stores the offered one first)
-
-    def __init__(self, problem, *, epsilon: float = 0.0, delta: float = 0.05, noise_scale: float | None = None,
-                 budget: int = DEFAULT_BUDGET, seed=None):
-        self.problem = problem
-        self.epsilon = epsilon
-        self.delta = delta
-        self.noise_scale = noise_scale
-        self.budget = budget
-        self.seed = seed
-
-    def _build_rounds(self, rng: np.random.Generator) -> None:
-        # PerArmRounds stored what setup()/run() offered (the environment's declared scale).
-        self._noise_scale = self._noise_scale_in_use(self._noise_scale, of="one arm's reward, 1/2 in [0, 1]")
-        self._no_prior()
-
-
-    def _no_prior(self) -> None:
-        n = self.problem.n
-        self._prior_samples, self._prior_sums = np.zeros(n, dtype=np.int64), np.zeros(n)
-
-    def _absorb_prior(self, prior: PriorObservations) -> None:
-        # Prior samples shift each arm's count u by a constant, so at stage t an arm still has at most t
-        # possible counts and the union bound over (t, arm, u) behind the radius holds as it stands.
-        if not prior.singletons:
-            j = next(j for j, arm in enumerate(prior.arms) if len(arm) > 1)
-            raise InvalidParameterError(
-                f"{self.label()}: a per-arm algorithm takes observations of single arms only; prior arms[{j}] = "
-                f"{prior.arms[j]} is a set of {len(prior.arms[j])} arms")
-        check_prior_noise(prior, self._noise_scale, self.label())
-        arms = [arm[0] for arm in prior.arms]
-        self._prior_samples[arms] += prior.counts
-        self._prior_sums[arms] += prior.reward_sums
-
-    def evidence(self) -> tuple[np.ndarray, np.ndarray]:
-        """Samples and reward sums per arm, the prior observations included (what the bounds read)."""
-        return self.samples + self._prior_samples, self.sums + self._prior_sums
-
-    @property
-    def effective_noise_scale(self) -> float:
-        """The sub-Gaussian scale ``R`` the radii use (the parameter, or the one ``run`` offered)."""
-        self.setup()
-        return self._noise_scale
-
-    def constants(self) -> dict:
-        """The configuration's constants, rounds and samples per arm."""
-        return {**super().constants(), "noise_scale": self._noise_scale, "delta": self.delta}
-
-    def _unidentified(self, details: dict) -> StoppingCheck:
-        # Some arm never sampled: no estimate, no claim.
-        return StoppingCheck(self._told, math.inf, self.epsilon, None, True, details)
-
-
-class LUCB(_ConfidenceRounds):
+class LUCB(PerArmConfidenceRounds):
     """LUCB1: sample the two critical arms until their confidence intervals separate, (epsilon, delta)-PAC.
 
     With ``u_a`` samples of arm ``a`` at stage ``t``, the radius is LUCB1's
@@ -242,7 +169,7 @@ class LUCB(_ConfidenceRounds):
         """
         u = np.asarray(samples, dtype=float)
         log_term = math.log(LUCB1_K1 * self.problem.n * float(stage) ** 4 / self.delta)
-        return self._noise_scale * np.sqrt(2.0 * log_term / u)
+        return self.noise_scale_in_use * np.sqrt(2.0 * log_term / u)
 
     @property
     def swaps(self) -> int:
@@ -294,7 +221,7 @@ class LUCB(_ConfidenceRounds):
         return {**super().constants(), "per_arm_epsilon": self.epsilon / self.swaps, "k1": LUCB1_K1}
 
 
-class CLUCB(_ConfidenceRounds):
+class CLUCB(PerArmConfidenceRounds):
     """CLUCB-PAC for top-k: sample the least sampled arm where the optimistic answer differs, (epsilon, delta)-PAC.
 
     After ``t`` samples in all (``T_i`` of arm ``i``), the radius is CLUCB's
@@ -377,7 +304,7 @@ class CLUCB(_ConfidenceRounds):
         """
         u = np.asarray(samples, dtype=float)
         log_term = math.log(4.0 * self.problem.n * float(total) ** 3 / self.delta)
-        return self._noise_scale * np.sqrt(2.0 * log_term / u)
+        return self.noise_scale_in_use * np.sqrt(2.0 * log_term / u)
 
     def _sets(self):
         """``M``, ``M~`` (as masks), ``w~`` and ``rad_t`` on the data told so far (all arms sampled).

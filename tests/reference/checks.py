@@ -1,19 +1,22 @@
 """The stopping checks and builds of the static full-bandit algorithms as they were before issue 13.
 
 A verbatim copy (commit 01111fa) of every computation issue 13 changed, kept outside the
-package: the benchmark (``benchmarks/bench_core.py``) times it side by side with the
-optimised code, and the tests (``tests/test_check_exactness.py``) check that the optimised
-check returns the same statistic, threshold and answer on random states. Nothing here is
-optimised, and nothing here calls the code it is the reference for: the least-squares
-estimate from a dense ``float64`` design matrix (Cholesky, then the inverse of the factor),
-each rule as it was (SAQM's eigen-decomposition and validated QP, SA-FOA's surrogate steps
-with one eigen-decomposition each, SwapBound's and phased's spectra of ``P A^-1 P``), and
-the build (``make_support`` with one-at-a-time rank tests and dense condition numbers, the
-SVD rank check of the support, the dense design matrix).
+package (it was ``benchmarks/_core_reference.py``): the benchmark (``benchmarks/bench_core.py``)
+times it side by side with the optimised code, and the tests (``tests/test_check_exactness.py``)
+check that the optimised check returns the same statistic, threshold and answer on random
+states. Nothing here is optimised, and nothing here calls the code it is the reference for:
+the least-squares estimate from a dense ``float64`` design matrix (Cholesky, then the inverse of
+the factor), each rule as it was (SAQM's eigen-decomposition and validated QP, SA-FOA's
+surrogate steps with one eigen-decomposition each, SwapBound's and phased's spectra of
+``P A^-1 P``), and the build (``make_support`` with one-at-a-time rank tests and dense condition
+numbers, the SVD rank check of the support, the dense design matrix).
 
 What the reference shares with the package is what issue 13 did not change: the confidence
 radii, the decision classes, the densest-k-subgraph oracles, :func:`~fullbandit.full.qp.dks_weights`,
-the graded bound's coupled terms, ICB's and the triangle bound, the matching.
+the graded bound's coupled terms, ICB's and the triangle bound, the matching. It reads an
+algorithm through its public API only (its parameters, ``design``, ``radius``, ``shares``,
+``n_pulls``; PhasedSwap's ``phase_arms``, ``accepted``, ``rejected``, ``phase_radius``,
+``phase_level``, ``graded_radii``), never a private attribute.
 """
 
 from __future__ import annotations
@@ -265,20 +268,21 @@ def swap_rule(algorithm, estimate: LeastSquaresEstimate, radius: float):
     details: dict = {}
     for name, level in algorithm.shares().items():
         if name == "pair":
-            c_pair = algorithm._radius(t, level, n_pair_directions(n))
+            c_pair = algorithm.radius(t, delta=level, n_directions=n_pair_directions(n))
             value, matched = pair_bound(theta, Q, best, c_pair)
             bounds["pair"] = value
             details.update(C_pair=c_pair, matching_size=matched)
         elif name == "graded":
             m_max = max_swaps(n, k)
             levels = graded_deltas(level, m_max)
-            radii = [algorithm._radius(t, float(levels[m - 1]), n_swap_directions(n, m)) for m in range(1, m_max + 1)]
+            radii = [algorithm.radius(t, delta=float(levels[m - 1]), n_directions=n_swap_directions(n, m))
+                     for m in range(1, m_max + 1)]
             graded = graded_bound(theta, Q, best, radii, lambda_max=projected_lambda_max(Q))
             bounds["graded"] = graded.value
             details.update(C_graded=radii[max(graded.swaps, 1) - 1], graded_swaps=graded.swaps,
                            lambda_max=graded.lambda_max)
         else:
-            c_icb = algorithm._radius(t, level, n)
+            c_icb = algorithm.radius(t, delta=level, n_directions=n)
             bounds["icb"] = icb_bound(theta, Q, best, c_icb)
             details["C_icb"] = c_icb
     used = min(bounds, key=bounds.__getitem__)
@@ -292,7 +296,7 @@ RULES = {"saqm": saqm_rule, "safoa": safoa_rule, "icb": icb_rule, "exhaustive": 
 
 def reference_check(algorithm, matrix: np.ndarray | None = None) -> StoppingCheck:
     """The old ``StaticFullBandit._evaluate`` on ``algorithm``'s data (no Bernstein terms)."""
-    design = algorithm._design
+    design = algorithm.design
     t = design.pulls
     try:
         estimate = design_estimate(design, matrix)
@@ -306,7 +310,8 @@ def reference_check(algorithm, matrix: np.ndarray | None = None) -> StoppingChec
 
 def phased_decide(algorithm, estimate: LeastSquaresEstimate, radius: float, graded_radii: list[float]):
     """The old ``PhasedSwap._decide``: ``(accept, reject, bound, answer, used)``."""
-    live, wanted = algorithm._live()
+    live, wanted = live_arms(algorithm)
+    undecided = algorithm.phase_arms
     theta = estimate.theta[live]
     Q = estimate.gram_inverse[np.ix_(live, live)]
     lower = theta[:, None] - theta[None, :] - radius * pair_widths(Q)
@@ -314,17 +319,17 @@ def phased_decide(algorithm, estimate: LeastSquaresEstimate, radius: float, grad
     np.fill_diagonal(beats, False)
     accept_local = np.flatnonzero(beats.sum(axis=1) >= len(live) - wanted) if 0 < wanted else np.array([], int)
     reject_local = np.flatnonzero(beats.sum(axis=0) >= wanted) if wanted < len(live) else np.array([], int)
-    accept = [algorithm._undecided[live[i]] for i in accept_local]
-    reject = [algorithm._undecided[live[j]] for j in reject_local]
+    accept = [undecided[live[i]] for i in accept_local]
+    reject = [undecided[live[j]] for j in reject_local]
     keep = np.setdiff1d(np.arange(len(live)), np.concatenate([accept_local, reject_local]))
     still = wanted - len(accept)
-    chosen = sorted(algorithm._accepted + accept)
+    chosen = sorted(list(algorithm.accepted) + accept)
     if still <= 0 or still >= len(keep):
-        members = [algorithm._undecided[live[i]] for i in keep] if still > 0 else []
+        members = [undecided[live[i]] for i in keep] if still > 0 else []
         return accept, reject, 0.0, tuple(sorted(chosen + members)), "decided"
     order = np.argsort(-theta[keep], kind="stable")[:still]
     best_local = tuple(int(i) for i in order)
-    members = [algorithm._undecided[live[keep[i]]] for i in best_local]
+    members = [undecided[live[keep[i]]] for i in best_local]
     theta_kept, Q_kept = theta[keep], Q[np.ix_(keep, keep)]
     pair, _ = pair_bound(theta_kept, Q_kept, best_local, radius)
     graded = graded_bound(theta_kept, Q_kept, best_local, graded_radii[:max_swaps(len(keep), still)]).value
@@ -332,19 +337,31 @@ def phased_decide(algorithm, estimate: LeastSquaresEstimate, radius: float, grad
     return accept, reject, min(pair, graded), tuple(sorted(chosen + members)), used
 
 
-def phased_check(algorithm, matrix: np.ndarray | None = None) -> StoppingCheck:
-    """The old ``PhasedSwap._evaluate`` (its details reduced to the decisions and the bound)."""
-    design = algorithm._design
+def live_arms(algorithm) -> tuple[np.ndarray, int]:
+    """The old ``PhasedSwap._live``: local indices (in the phase's arms) of the arms still undecided, and how
+    many of them to choose."""
+    decided = set(algorithm.accepted) | set(algorithm.rejected)
+    live = np.array([i for i, arm in enumerate(algorithm.phase_arms) if arm not in decided], dtype=int)
+    return live, algorithm.problem.k - len(algorithm.accepted)
+
+
+def phased_check(algorithm, matrix: np.ndarray | None = None, *, carried=(None, math.inf)) -> StoppingCheck:
+    """The old ``PhasedSwap._evaluate`` (its details reduced to the decisions and the bound).
+
+    ``carried``: the answer and bound a check returns while the phase's pulls do not identify
+    the means (the package carries them from the check that ended the previous phase).
+    """
+    design = algorithm.design
     t = design.pulls
     try:
         estimate = design_estimate(design, matrix)
     except SingularDesignError:
-        answer, bound = algorithm._carry
-        return StoppingCheck(algorithm._told, bound, float(algorithm.epsilon), answer, True, {})
-    radius = algorithm.phase_radius(t, algorithm.phase_level() / 2.0, n_pair_directions(len(algorithm._undecided)))
-    accept, reject, bound, answer, used = phased_decide(algorithm, estimate, radius, algorithm._graded_radii(t))
+        answer, bound = carried
+        return StoppingCheck(algorithm.n_pulls, bound, float(algorithm.epsilon), answer, True, {})
+    radius = algorithm.phase_radius(t, algorithm.phase_level() / 2.0, n_pair_directions(len(algorithm.phase_arms)))
+    accept, reject, bound, answer, used = phased_decide(algorithm, estimate, radius, algorithm.graded_radii(t))
     details = {"C_pair": radius, "phase_pulls": t, "accept": accept, "reject": reject, "bound_used": used}
-    return StoppingCheck(algorithm._told, bound, float(algorithm.epsilon), answer, True, details, estimate)
+    return StoppingCheck(algorithm.n_pulls, bound, float(algorithm.epsilon), answer, True, details, estimate)
 
 
 # --- the build ------------------------------------------------------------------------------

@@ -1,12 +1,13 @@
 """The densest-k-subgraph code of fullbandit before issue 13, frozen: the "before" of bench_dks.py.
 
-A copy (not part of the package) of the networkx conversion (``nx.to_numpy_array`` /
-``nx.to_scipy_sparse_array`` followed by the full validator), greedy peeling (column
-updates on dense matrices, a heap on sparse ones) and the Feige-Peleg-Kortsarz
-procedures as they were at commit 35c5972 (the FPK part verbatim). bench_dks.py times it
-side by side with the package, and tests/test_dks_speed_paths.py checks that the package
-still returns exactly what this code returns. Error messages are left out: only valid
-input is given here.
+A copy (not part of the package; it was ``benchmarks/_dks_reference.py``) of the networkx
+conversion (``nx.to_numpy_array`` / ``nx.to_scipy_sparse_array`` followed by the full
+validator), greedy peeling (column updates on dense matrices, a heap on sparse ones) and the
+Feige-Peleg-Kortsarz procedures as they were at commit 35c5972 (the FPK part verbatim).
+benchmarks/bench_dks.py times it side by side with the package, and
+tests/test_dks_speed_paths.py checks that the package still returns exactly what this code
+returns. Error messages are left out: only valid input is given here. It imports nothing
+from fullbandit.
 """
 
 from __future__ import annotations
