@@ -95,6 +95,30 @@ def test_decisions_are_right_and_stop_when_everything_is_decided():
         assert result.constants["accepted"] + result.constants["rejected"] >= 4
 
 
+def test_decisions_are_state_not_diagnostics():
+    # The accept/reject decisions are committed from the algorithm's own state: a check whose reported
+    # details lose them (as any report may) runs the same pulls, and the public state holds them.
+    class Reticent(PhasedSwap):
+        def _evaluate(self):
+            check = super()._evaluate()
+            check.details = {key: value for key, value in check.details.items() if key not in ("accept", "reject")}
+            return check
+
+    means = far_means("far", 12, 2)
+    runs = {}
+    for cls in (PhasedSwap, Reticent):
+        algorithm = cls(fb.TopK(12, 2), epsilon=EPSILON, delta=0.1, seed=3)
+        decided: list[int] = []
+        result = fb.run(algorithm, fb.BernoulliTeam(means, seed=3), progress=False,
+                        on_check=lambda check, decided=decided: decided.extend(check.details.get("accept", [])
+                                                                                + check.details.get("reject", [])))
+        runs[cls] = (result.pulls, result.answer, result.constants["phase"], algorithm.accepted, algorithm.rejected)
+        if cls is PhasedSwap:
+            assert sorted(decided) == sorted(algorithm.accepted + algorithm.rejected)  # the details report them
+    assert runs[Reticent] == runs[PhasedSwap]
+    assert runs[PhasedSwap][2] >= 2 and len(runs[PhasedSwap][4]) >= 8  # it rejected the far arms and restarted
+
+
 def test_adaptivity_pays_where_most_arms_are_far_from_the_boundary():
     # 4 arms near the top, 36 far below: deciding the far arms and re-designing around the
     # rest needs fewer pulls than the best static rule (same seeds, Gaussian noise). Measured:

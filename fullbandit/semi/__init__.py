@@ -5,7 +5,7 @@ The registry of every algorithm, with its tags, is :mod:`fullbandit.core.registr
 
 from fullbandit.semi.adaptive_topk import AdaptiveTopK, AdaptiveTopKBudget, exchange_level, hardness
 from fullbandit.semi.at_lucb import ATLUCB
-from fullbandit.semi.base import PerArmRounds
+from fullbandit.semi.base import PerArmConfidenceRounds, PerArmRounds
 from fullbandit.semi.lucb import CLUCB, LUCB
 from fullbandit.semi.optmai import OptMAI
 from fullbandit.semi.sar import NSAR, SAR, Uniform
@@ -16,6 +16,5 @@ ALGORITHMS = (Uniform, SAR, NSAR, OptMAI, AdaptiveTopK, AdaptiveTopKBudget, LUCB
               ThresholdUniform, ATLUCB)
 
 __all__ = ["ALGORITHMS", "APT", "ATLUCB", "CLUCB", "LSA", "LUCB", "NSAR", "UCBE", "AdaptiveTopK", "AdaptiveTopKBudget",
-           "OptKG",
-           "OptMAI", "PerArmRounds", "SAR", "ThresholdUniform", "Uniform", "exchange_level", "hardness",
-           "threshold_hardness"]
+           "OptKG", "OptMAI", "PerArmConfidenceRounds", "PerArmRounds", "SAR", "ThresholdUniform", "Uniform",
+           "exchange_level", "hardness", "threshold_hardness"]
