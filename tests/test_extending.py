@@ -33,7 +33,7 @@ from fullbandit.core.algorithm import ProtocolError
 from fullbandit.core.conformance import check_algorithm
 from fullbandit.experiments import Grid, run_grid
 from fullbandit.experiments.grid import Factory, Instance
-from fullbandit.linalg.estimation import SingularDesignError
+from fullbandit.linalg.least_squares import SingularDesignError
 from fullbandit.util.validation import InvalidParameterError
 
 ROOT = Path(__file__).resolve().parents[1]

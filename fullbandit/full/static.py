@@ -196,14 +196,14 @@ class StaticFullBandit(Algorithm):
         Called once, at setup, after the parameters are validated and :meth:`_setup_checks`
         has passed, with :attr:`noise_scale_in_use` and :attr:`reward_range_in_use` already
         resolved. The default is the ``support`` parameter: a named kind made by
-        :func:`fullbandit.design.allocation.make_support` (drawn from ``rng``) or the explicit
+        :func:`fullbandit.design.support.make_support` (drawn from ``rng``) or the explicit
         list. A subclass with a support of its own overrides this method and leaves
         ``support`` and ``support_size`` out of its signature (its constraints are then
         :data:`DESIGN_CONSTRAINTS`).
 
         What a subclass returns is checked as an explicit list is: every member belongs to
         the problem's class (in any order of its arms), none repeats, and together they span
-        ``R^n`` (else :class:`fullbandit.linalg.estimation.SingularDesignError`). Any
+        ``R^n`` (else :class:`fullbandit.linalg.least_squares.SingularDesignError`). Any
         randomness must come from ``rng`` (the algorithm's seed), so that the same seed makes
         the same design and a saved run replays. The support may depend on the problem and
         the parameters, never on a reward (none is told yet): that keeps the design fixed,
