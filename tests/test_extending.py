@@ -31,8 +31,7 @@ from fullbandit.cli.main import main
 from fullbandit.core import registry
 from fullbandit.core.algorithm import ProtocolError
 from fullbandit.core.conformance import check_algorithm
-from fullbandit.experiments import Grid, run_grid
-from fullbandit.experiments.grid import Factory, Instance
+from fullbandit.experiments import Factory, Grid, Instance, run_grid
 from fullbandit.linalg.least_squares import SingularDesignError
 from fullbandit.util.validation import InvalidParameterError
 
