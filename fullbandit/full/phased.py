@@ -38,7 +38,7 @@ class PhasedSwap(Algorithm):
     The run is a sequence of *phases*. Each phase is a static design over the arms still in
     doubt, ``U``: it pulls ``k``-subsets made of ``s`` arms of ``U`` and a fixed *filler* of
     ``k - s`` arms already decided, from a seeded random support over the ``s``-subsets of
-    ``U`` (:func:`fullbandit.design.allocation.make_support` with ``"swap-optimal"`` on ``|U|`` arms,
+    ``U`` (:func:`fullbandit.design.support.make_support` with ``"swap-optimal"`` on ``|U|`` arms,
     uniform proportions),
     with ``s`` as close to ``|U| / 2`` as the fillers allow (the balanced design: a swap's
     variance per pull is ``2 u (u - 1) / (s (u - s))`` for the uniform design over
@@ -103,7 +103,7 @@ class PhasedSwap(Algorithm):
         the environment's).
     confidence : {"stitched", "tight"}
         The union over a phase's checks, or over its every round
-        (:func:`fullbandit.linalg.estimation.confidence_radius`).
+        (:func:`fullbandit.linalg.radius.confidence_radius`).
     restart_ratio : float
         Start a new phase when the new design's largest swap variance per pull is at most
         this fraction of the current design's (both over the arms still in doubt).

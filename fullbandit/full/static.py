@@ -61,11 +61,11 @@ DESIGN_CONSTRAINTS: dict[str, list] = {name: forms for name, forms in STATIC_CON
 class StaticFullBandit(Algorithm):
     """Base of the static full-bandit algorithms: a fixed allocation over a fixed support.
 
-    Pulls follow a deterministic tracking rule (:class:`fullbandit.design.allocation.Tracker`)
+    Pulls follow a deterministic tracking rule (:class:`fullbandit.design.tracking.Tracker`)
     that never reads a reward, and a check reads exactly the first pulls handed out (the
     base records observations in handing-out order, holding any told early:
     :meth:`fullbandit.core.algorithm.Algorithm.tell`), so the design at every check is fixed and the
-    confidence bounds of a fixed design hold (:func:`fullbandit.linalg.estimation.confidence_radius`).
+    confidence bounds of a fixed design hold (:func:`fullbandit.linalg.radius.confidence_radius`).
     An abandoned pull returns to the design; whether it is abandoned must not depend on its
     reward. Between two stopping checks the
     pulls are known in advance: ``ask(max_count=m)`` hands them out in blocks of up to
@@ -93,7 +93,7 @@ class StaticFullBandit(Algorithm):
         parameter. With ``"bernstein"`` a told reward outside ``count * [low, high]`` is
         refused.
     confidence : {"tight", "paper", "stitched", "bernstein"}
-        Which constant ``C_t`` (:func:`fullbandit.linalg.estimation.confidence_radius`):
+        Which constant ``C_t`` (:func:`fullbandit.linalg.radius.confidence_radius`):
         ``"stitched"`` unions over the stopping checks of the fixed geometric schedule
         rather than over every round (smaller, same guarantee at the checks).
         ``"bernstein"``: for bounded rewards, a variance-adaptive (empirical Bernstein)
@@ -104,7 +104,7 @@ class StaticFullBandit(Algorithm):
         members independent. ``tell`` then needs a block's sum of squared rewards
         (``sum_of_squares=``; :func:`fullbandit.run` provides it).
     support : {"auto", "swap-optimal", "cyclic", "random"} or sequence of super-arms
-        The support of the allocation (:func:`fullbandit.design.allocation.make_support`), or an
+        The support of the allocation (:func:`fullbandit.design.support.make_support`), or an
         explicit list of distinct super-arms spanning R^n. ``"auto"`` (top-k) takes the
         first of the cyclic windows, then seeded random supports of ``4 n``, ``8 n``, ...
         members whose condition number is within 3 times the smallest possible,
@@ -119,7 +119,7 @@ class StaticFullBandit(Algorithm):
         without the check).
     allocation : {"uniform", "g-optimal", "xy-optimal"}
         Proportions over the support: equal; the G-optimal design over it
-        (:func:`fullbandit.design.allocation.g_optimal_allocation`, Appendix D); or the
+        (:func:`fullbandit.design.goptimal.g_optimal_allocation`, Appendix D); or the
         XY-optimal design for the swap directions ``e_j - e_i``, which minimises the
         largest ``||e_j - e_i||^2_{A^-1}`` (:func:`fullbandit.design.xy.xy_optimal_allocation`,
         Soare et al. 2014; a certified relative gap of ``1e-3``; on one core about 1 s at
@@ -456,7 +456,7 @@ class StaticFullBandit(Algorithm):
         made plus one. With ``"bernstein"`` the radius also depends on the data told so far
         (:meth:`bernstein_terms`); its variance bounds take half of the algorithm's whole
         ``delta`` whatever share is passed, and the directions half of the share (see
-        :func:`fullbandit.linalg.estimation.confidence_radius`).
+        :func:`fullbandit.linalg.radius.confidence_radius`).
         """
         self.setup()
         stitched = self.confidence in ("stitched", *RANGE_CONFIDENCES)
@@ -471,7 +471,7 @@ class StaticFullBandit(Algorithm):
         """The variance bound and leverage of ``confidence="bernstein"`` for the check now being made.
 
         Computed once per check from the data told so far
-        (:meth:`fullbandit.linalg.estimation.StaticDesign.bernstein_terms`, level ``delta / 2`` for
+        (:meth:`fullbandit.linalg.static_design.StaticDesign.bernstein_terms`, level ``delta / 2`` for
         the variance bounds, check index the number of checks made plus one).
 
         Raises
@@ -572,11 +572,11 @@ def next_check_after(t: int, growth: float, whole_pass: int | None = None) -> in
 
     The schedule depends on ``t``, ``growth`` and the support size only, never on a reward, so the
     rounds at which the rule is checked are fixed before the run starts and the confidence
-    bounds over the checks hold (:func:`fullbandit.linalg.estimation.confidence_radius`). With a uniform
+    bounds over the checks hold (:func:`fullbandit.linalg.radius.confidence_radius`). With a uniform
     allocation, round robin pulls every member equally often at every multiple of the support
     size ``m``: checking there (at most ``m`` pulls, one pass, later than the geometric schedule
     alone) makes ``A_t = q X^T X``, whose factorisation and spectrum the design computes once
-    (:class:`fullbandit.linalg.estimation.StaticDesign`), so a check costs ``O(n^2)``.
+    (:class:`fullbandit.linalg.static_design.StaticDesign`), so a check costs ``O(n^2)``.
 
     Examples
     --------
