@@ -824,6 +824,15 @@ class Algorithm(Persistent, ABC):
             raise InvalidParameterError(f"noise_scale={scale!r} must be a positive finite number")
         return value
 
+    def known_noise_scale(self) -> float | None:
+        """The sub-Gaussian scale of one observation as far as the algorithm knows it (``None``: unknown).
+
+        A hook: an algorithm that resolves a noise scale in :meth:`setup` returns it, and the
+        stopping checks then refuse to certify from sums whose rounding reaches a thousandth of
+        it (:meth:`_meaningful`). The default knows none.
+        """
+        return None
+
     def _spent_its_schedule(self) -> bool:
         """Whether a fixed-budget algorithm has spent what its schedule allots of the budget
         (which may be a little less than ``budget``: e.g. rounded per-arm shares); its run
@@ -849,7 +858,7 @@ class Algorithm(Persistent, ABC):
         confidence bounds are about (e.g. one reward of 1e300 among rewards near 1).
         """
         bound = check.gap_bound
-        noise = getattr(self, "_noise_scale", None)
+        noise = self.known_noise_scale()
         resolution = math.ulp(1.0) * self._largest_reward * max(self._told, 1)
         if math.isnan(bound) or (noise is not None and resolution > noise / 1000.0):
             check.details = {**check.details, "numerically_meaningless": not math.isnan(bound)}

@@ -415,6 +415,10 @@ class PhasedSwap(Algorithm):
             self._set_aside += self._design.pulls
             self._start_phase(*proposal)
 
+    def known_noise_scale(self) -> float | None:
+        """The scale in use once set up (see :meth:`fullbandit.core.algorithm.Algorithm.known_noise_scale`)."""
+        return getattr(self, "_noise_scale", None)  # resolved early in _build, before any check
+
     def constants(self) -> dict:
         """Level, noise scale, restart ratio, and where the phases stand."""
         self.setup()

@@ -352,6 +352,10 @@ class StaticFullBandit(Algorithm):
             raise ProtocolError(f"{self.label()}: the {what} is made at setup(); call setup() (or ask()) "
                                 "first") from None
 
+    def known_noise_scale(self) -> float | None:
+        """The scale in use once set up (see :meth:`fullbandit.core.algorithm.Algorithm.known_noise_scale`)."""
+        return getattr(self, "_noise_scale", None)  # resolved early in _build, before any check
+
     @property
     def effective_noise_scale(self) -> float:
         """The noise scale in use (:attr:`noise_scale_in_use`), after setting the algorithm up if need be."""

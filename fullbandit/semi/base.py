@@ -168,10 +168,8 @@ class PerArmRounds(Algorithm):
         self._check_budget_floor(noise_scale)  # again: a floor may depend on the noise scale, offered only now
         self._build_rounds(rng)
 
-    @property
-    def _noise_scale(self) -> float | None:
-        # The scale of one reward as far as it is known (the one in use, else the one offered): what
-        # Algorithm._meaningful compares the rounding of the told sums with.
+    def known_noise_scale(self) -> float | None:
+        """The scale of one reward as far as it is known: the one in use, else the one offered."""
         return self.offered_noise_scale if self.noise_scale_in_use is None else self.noise_scale_in_use
 
     def means(self) -> np.ndarray:
