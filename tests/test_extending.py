@@ -24,10 +24,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from test_frontends import solve_parameters, valid_texts
 from test_swap_pac import tolerance
 
 import fullbandit as fb
 from fullbandit.cli.main import main
+from fullbandit.cli.options import flag
 from fullbandit.core import registry
 from fullbandit.core.algorithm import ProtocolError
 from fullbandit.core.conformance import check_algorithm
@@ -136,6 +138,18 @@ def test_the_command_line_finds_them(examples, name, tmp_path):
     code, output = _cli(["plan", "--accuracies", "0.9,0.8,0.4,0.3,0.2", "--k", "2", "--epsilon", "0.5", "--runs", "1",
                          "--algorithms", name, "--json"])
     assert code == 0 and [row["algorithm"] for row in json.loads(output)["rows"]] == [name]
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_every_parameter_of_an_example_is_settable_from_the_command_line(examples, name):
+    """The generated options reach a newly registered class too: each parameter, each declared form."""
+    spec = registry.get(name)
+    cases = [(option, text, value) for option in spec.options if option != "seed"
+             for form in spec.constraints(option) for text, value in valid_texts(form, spec.defaults().get(option))]
+    assert {option for option, _, _ in cases} == set(spec.options) - {"seed"}
+    for option, text, value in cases:
+        _, parameters = solve_parameters(["--algorithm", name, f"{flag(option)}={text}"])
+        assert parameters[option] == value and set(parameters) <= {option, "epsilon"}, option  # epsilon: the question's
 
 
 # --- the full-bandit example and the support hook ------------------------------------------------------

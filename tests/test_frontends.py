@@ -133,7 +133,7 @@ def test_plan_passes_an_option_to_every_planned_algorithm_that_takes_it(built, c
 
 
 # --- every parameter settable --------------------------------------------------------------------------------------
-def _candidates(form, default):
+def valid_texts(form, default):
     """``(text, value)`` pairs of valid values of ``form`` other than ``default``."""
     if form is None:
         return [] if default is None else [("none", None)]
@@ -163,7 +163,7 @@ def _candidates(form, default):
 
 SETTABLE = [(spec.name, name, text, value)
             for spec in registry.specs() for name in spec.options if name != "seed"
-            for form in spec.constraints(name) for text, value in _candidates(form, spec.defaults().get(name))]
+            for form in spec.constraints(name) for text, value in valid_texts(form, spec.defaults().get(name))]
 
 
 def test_every_declared_form_of_every_parameter_has_a_case():
