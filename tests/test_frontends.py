@@ -480,3 +480,11 @@ def test_an_entry_registered_from_user_code_is_an_algorithm_of_the_command_line(
             capsys.readouterr().err
     finally:
         registry.unregister(spec.name)
+
+
+def test_the_budget_option_says_what_it_counts(capsys):
+    with pytest.raises(SystemExit):
+        main(["solve", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    full, semi = len(registry.names(feedback="full")), len(registry.names(feedback="semi"))
+    assert f"it counts samples ({semi} algorithms) or pulls ({full} algorithms)" in text

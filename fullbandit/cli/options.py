@@ -323,6 +323,10 @@ def help_text(name: str, specs: Iterable[registry.AlgorithmSpec], question: Ques
         default = f"{_shown(question.default)}, the question's, for every algorithm that takes it"
     fixed = [f"{spec.name} fixes it to {_shown(spec.fixed[name])}" for spec in specs if name in spec.fixed]
     text = f"{question.meaning + ': ' if question else ''}{values}. For {who or 'no algorithm'}"
+    if name == "budget":  # the shared vocabulary: what a budget counts depends on the feedback (budget_unit)
+        units = _grouped((spec.budget_unit, spec.name) for spec in takers)
+        text += "; it counts " + " or ".join(f"{unit} ({len(names)} algorithms)" for unit, names in units.items())
+        text += ": team pulls for full-bandit feedback, single-arm samples for per-arm feedback"
     text += f" ({'; '.join(fixed)})" if fixed else ""
     return (text + f" (default: {default})").replace("%", "%%")
 

@@ -201,6 +201,11 @@ class Algorithm(Persistent, ABC):
     parameter_constraints : dict
         For every constructor parameter but ``problem``, the list of allowed forms
         (:mod:`fullbandit.core.params`).
+    epsilon, delta, seed, budget
+        The shared vocabulary of the parameters: ``epsilon`` is always a tolerance on the team's
+        *sum* (a class whose paper measures something else, e.g. an average per member,
+        converts inside), ``delta`` the error probability, ``seed`` every random choice, and
+        ``budget`` counts what :meth:`budget_unit` says.
     takes_prior : bool
         Whether :meth:`setup` counts earlier observations (``prior=``, via ``_absorb_prior``);
         ``False`` (the default) refuses them before any work. A configuration may still refuse a prior with its reason.
