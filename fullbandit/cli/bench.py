@@ -129,7 +129,6 @@ def run(args) -> int:
     """
     from fullbandit.experiments import run_grid
     from fullbandit.experiments.suites import SUITES, get_suite
-    get_suite("dks")  # registers every suite
     if args.list or args.name is None:
         for suite in SUITES.values():
             print(f"{suite.name:<16} {suite.description}")
