@@ -16,6 +16,7 @@ import fullbandit as fb
 from fullbandit.core import registry
 from fullbandit.core.algorithm import ProtocolError
 from fullbandit.core.conformance import _environment, _make
+from fullbandit.core.result import RUNNING
 
 CERTIFIED = [spec for spec in registry.specs() if spec.guarantee == "certified"]
 
@@ -96,7 +97,7 @@ class RecordsAsTold:
     """Negative control: records each observation when it is told (the order the crowd chose)."""
 
     def _record_in_order(self):
-        while self._held and self._stop_reason is fb.result.RUNNING:
+        while self._held and self._stop_reason is RUNNING:
             pull_id = next(iter(self._held))  # the oldest *told*, not the oldest handed out
             self._order.remove(pull_id)
             self._held.pop(pull_id)()
