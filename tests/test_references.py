@@ -54,3 +54,19 @@ def test_every_written_reference_resolves():
 def test_a_moved_name_is_caught():
     assert not _resolves("fullbandit.linalg.estimation.confidence_radius")
     assert _resolves("fullbandit.linalg.radius.confidence_radius") and _resolves("fullbandit.core.registry")
+
+
+FB_NAME = re.compile(r"\bfb\.([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def test_every_fb_name_in_the_tests_benchmarks_and_readme_exists():
+    """``fb.<name>`` (``import fullbandit as fb``) is a public name of the package or one of its sub-packages."""
+    import fullbandit
+
+    files = [*(ROOT / "tests").rglob("*.py"), *(ROOT / "benchmarks").glob("*.py"), *(ROOT / "examples").rglob("*.py"),
+             *(ROOT / "fullbandit").rglob("*.py"), ROOT / "README.md"]
+    subpackages = {path.name for path in (ROOT / "fullbandit").iterdir() if (path / "__init__.py").exists()}
+    missing = sorted({f"fb.{name} in {path.relative_to(ROOT)}" for path in files
+                      for name in FB_NAME.findall(path.read_text(encoding="utf-8"))
+                      if name not in fullbandit.__all__ and name not in subpackages})
+    assert missing == [], "\n".join(missing)
