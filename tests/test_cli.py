@@ -1,8 +1,10 @@
 """The `fullbandit solve` command: its output is checked against the data, not against itself."""
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -238,3 +240,15 @@ def test_a_bad_epsilon_per_member_is_refused_naming_it(value, capsys):
     # The algorithm's own check would name epsilon (k times this), which the user did not type.
     assert main(["solve", "--epsilon-per-member", value, "--no-progress"]) == 2
     assert capsys.readouterr().err.startswith(f"fullbandit: error: --epsilon-per-member={float(value)}")
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path):
+    """``fullbandit solve | head``: no traceback when the pipe is closed before the output is written."""
+    read, write = os.pipe()
+    os.close(read)  # the reader is gone before the command writes anything
+    done = subprocess.run([sys.executable, "-m", "fullbandit", "solve", "--no-progress"], stdout=write,
+                          stderr=subprocess.PIPE, cwd=Path(__file__).resolve().parents[1], timeout=300)
+    os.close(write)
+    errors = done.stderr.decode()
+    assert "Traceback" not in errors and "BrokenPipe" not in errors and "Exception ignored" not in errors, errors
+    assert done.returncode == 1

@@ -11,7 +11,7 @@ import argparse
 import sys
 
 from fullbandit.cli import bench, dks, plan, session, solve
-from fullbandit.cli.exits import interrupted, version
+from fullbandit.cli.exits import interrupted, reader_gone, version
 from fullbandit.util.validation import InvalidParameterError
 
 COMMANDS = {"solve": solve, "bench": bench, "dks": dks, "session": session, "plan": plan}
@@ -43,12 +43,16 @@ def main(argv=None) -> int:
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``) and return the exit status."""
     args = build_parser().parse_args(argv)
     try:
-        return COMMANDS[args.command].run(args)
+        status = COMMANDS[args.command].run(args)
+        sys.stdout.flush()  # here, where a closed pipe can be answered, not at the interpreter's exit
+        return status
     except (InvalidParameterError, TypeError) as error:
         print(f"fullbandit: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
         return interrupted()
+    except BrokenPipeError:
+        return reader_gone()
 
 
 if __name__ == "__main__":
