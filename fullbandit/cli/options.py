@@ -104,34 +104,10 @@ def algorithm_name(text: str) -> str:
                                          f"of {', '.join(registry.names())}") from None
 
 
-@dataclass(frozen=True)
-class Declared:
-    """What one registry entry declares, read once (reading a signature is slow, and every parser reads them all)."""
-
-    names: tuple[str, ...]
-    options: tuple[str, ...]
-    defaults: Mapping[str, Any]
-    constraints: Mapping[str, list]
-
-
-_DECLARED: dict[int, tuple[registry.AlgorithmSpec, Declared]] = {}
-
-
-def declared(spec: registry.AlgorithmSpec) -> Declared:
-    """``spec``'s parameters, options, defaults and constraints (kept for the entry: it is immutable)."""
-    kept = _DECLARED.get(id(spec))
-    if kept is None or kept[0] is not spec:
-        options = spec.options
-        kept = (spec, Declared(spec.cls.parameter_names(), options, spec.defaults(),
-                               {name: spec.constraints(name) for name in options}))
-        _DECLARED[id(spec)] = kept
-    return kept[1]
-
-
 def parameter_names(specs: Iterable[registry.AlgorithmSpec] | None = None) -> tuple[str, ...]:
     """Every parameter (but ``problem`` and ``seed``) of the registered algorithms (or ``specs``), sorted."""
     specs = registry.specs() if specs is None else tuple(specs)
-    return tuple(sorted({name for spec in specs for name in declared(spec).names if name not in NOT_OPTIONS}))
+    return tuple(sorted({name for spec in specs for name in spec.cls.parameter_names() if name not in NOT_OPTIONS}))
 
 
 # --- one declared form: its text, its words ---------------------------------------------------
@@ -275,9 +251,7 @@ def convert(spec: registry.AlgorithmSpec, name: str, text: str, option: str | No
     fullbandit.util.validation.InvalidParameterError: --confidence=paper must be one of stitched, tight \
 for --algorithm phased
     """
-    if name not in declared(spec).constraints:
-        spec.constraints(name)  # refuses, naming spec's options
-    forms = declared(spec).constraints[name]
+    forms = spec.constraints(name)  # refuses a parameter spec does not take, naming its options
     for form in forms:
         value = read(form, text)
         if value is not NOT_THIS_FORM and accepts(form, value):
@@ -307,14 +281,14 @@ def help_text(name: str, specs: Iterable[registry.AlgorithmSpec], question: Ques
     For a ``question`` parameter, its meaning and the question's default instead of the classes'.
     """
     specs = tuple(specs)
-    takers = [spec for spec in specs if name in declared(spec).options]
-    forms = _grouped((describe_forms(declared(spec).constraints[name]), spec.name) for spec in takers)
+    takers = [spec for spec in specs if name in spec.options]
+    forms = _grouped((describe_forms(spec.constraints(name)), spec.name) for spec in takers)
     if len(forms) == 1:
         values = next(iter(forms))
     else:
         values = "; ".join(f"{text} ({', '.join(names)})" for text, names in forms.items())
     who = "every algorithm" if len(takers) == len(specs) else ", ".join(spec.name for spec in takers)
-    defaults = _grouped((_shown(declared(spec).defaults.get(name, "required")), spec.name) for spec in takers)
+    defaults = _grouped((_shown(spec.defaults().get(name, "required")), spec.name) for spec in takers)
     if len(defaults) == 1:
         default = next(iter(defaults))
     else:
@@ -356,7 +330,7 @@ class AlgorithmOptions:
         return self.flags.get(name, flag(name))
 
     def _offered(self, spec: registry.AlgorithmSpec) -> str:
-        return ", ".join(self.option(name) for name in declared(spec).options) or "none"
+        return ", ".join(self.option(name) for name in spec.options) or "none"
 
     def refuse_unknown(self, spec: registry.AlgorithmSpec, name: str, option: str | None = None):
         """The refusal of an option ``spec`` does not take (or fixes), naming the options it takes."""
@@ -380,21 +354,21 @@ class AlgorithmOptions:
         parameter the class has no default for must be given.
         """
         parameters: dict[str, Any] = {}
-        entry = declared(spec)
+        options, defaults = spec.options, spec.defaults()
         for name, question in self.question.items():
-            if name in entry.options:
+            if name in options:
                 parameters[name] = question.default
         for name, text in self.given(args).items():
-            if name not in entry.options:
+            if name not in options:
                 raise self.refuse_unknown(spec, name)
             parameters[name] = convert(spec, name, text, self.option(name))
         for name, (value, option) in (values or {}).items():
-            if name not in entry.options:
+            if name not in options:
                 raise self.refuse_unknown(spec, name, option)
             parameters[name] = value
-        required = [name for name in entry.options if name not in entry.defaults and name not in parameters]
+        required = [name for name in options if name not in defaults and name not in parameters]
         if required:
-            wanted = ", ".join(f"{self.option(name)} ({describe_forms(entry.constraints[name])})" for name in required)
+            wanted = ", ".join(f"{self.option(name)} ({describe_forms(spec.constraints(name))})" for name in required)
             raise InvalidParameterError(f"--algorithm {spec.name} needs {wanted}")
         return parameters
 
@@ -407,7 +381,7 @@ class AlgorithmOptions:
         specs = tuple(specs)
         parameters: dict[str, Any] = {}
         for name, text in self.given(args).items():
-            takers = [spec for spec in specs if name in declared(spec).options]
+            takers = [spec for spec in specs if name in spec.options]
             if not takers:
                 raise InvalidParameterError(f"{self.option(name)} applies to none of the algorithms "
                                             f"{', '.join(spec.name for spec in specs)}")
@@ -437,7 +411,7 @@ def add_algorithm_options(parser: argparse.ArgumentParser, *, question: Mapping[
     for name in parameter_names(specs):
         if name in exclude:
             continue
-        forms = [form for spec in specs if name in declared(spec).options for form in declared(spec).constraints[name]]
+        forms = [form for spec in specs if name in spec.options for form in spec.constraints(name)]
         metavar, help_ = _metavar(forms), help_text(name, specs, question.get(name))
         try:
             group.add_argument(flag(name), dest=DEST + name, default=None, metavar=metavar, help=help_)

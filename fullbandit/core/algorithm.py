@@ -44,6 +44,7 @@ the experiment runner and the conformance suite.
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
 import numbers
@@ -183,6 +184,17 @@ class StoppingCheck:
                 "details": self.details}
 
 
+@functools.cache
+def constructor_parameters(cls: type[Any]) -> dict[str, inspect.Parameter]:
+    """The parameters of ``cls.__init__`` but ``self`` and ``*args``/``**kwargs``, in signature order.
+
+    Read once per class: the registry, the command line's options and every ``get_params`` ask for
+    them, and reading a signature is slow.
+    """
+    return {name: p for name, p in inspect.signature(cls.__init__).parameters.items()
+            if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+
+
 class Algorithm(Persistent, ABC):
     """Base of every identification algorithm (see the module docstring for the protocol).
 
@@ -262,9 +274,7 @@ class Algorithm(Persistent, ABC):
     @classmethod
     def parameter_names(cls) -> tuple[str, ...]:
         """Constructor parameters, in signature order (``problem`` first)."""
-        signature = inspect.signature(cls.__init__)
-        return tuple(name for name, p in signature.parameters.items()
-                     if name != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD))
+        return tuple(constructor_parameters(cls))
 
     @classmethod
     def parameter_defaults(cls) -> dict:
@@ -274,9 +284,7 @@ class Algorithm(Persistent, ABC):
         >>> fb.PhasedSwap.parameter_defaults()["restart_ratio"], "problem" in fb.PhasedSwap.parameter_defaults()
         (0.5, False)
         """
-        signature = inspect.signature(cls.__init__)
-        return {name: p.default for name, p in signature.parameters.items()
-                if name in cls.parameter_names() and p.default is not p.empty}
+        return {name: p.default for name, p in constructor_parameters(cls).items() if p.default is not p.empty}
 
     def get_params(self) -> dict:
         """The constructor parameters as stored (scikit-learn's ``get_params``)."""
@@ -297,7 +305,7 @@ class Algorithm(Persistent, ABC):
         return factory(**self.get_params())
 
     def __repr__(self) -> str:
-        defaults = {name: p.default for name, p in inspect.signature(type(self).__init__).parameters.items()}
+        defaults = self.parameter_defaults()
         shown = [f"{name}={value!r}" for name, value in self.get_params().items()
                  if name == "problem" or not _same(value, defaults.get(name, inspect.Parameter.empty))]
         return f"{type(self).__name__}({', '.join(shown)})"

@@ -167,7 +167,8 @@ class AlgorithmSpec:
         >>> registry.get("adaptive-topk-budget").defaults()["delta"]
         0.01
         """
-        return {name: value for name, value in self.cls.parameter_defaults().items() if name in self.options}
+        options = self.options
+        return {name: value for name, value in self.cls.parameter_defaults().items() if name in options}
 
     def constraints(self, option: str) -> list:
         """The declared forms ``option`` may take (:mod:`fullbandit.core.params`)."""
