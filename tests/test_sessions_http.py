@@ -124,9 +124,23 @@ def test_next_answers_waiting_when_the_algorithm_hands_out_nothing(tmp_path):
             status, body = answer(url + "/next", "POST", {"count": 1})
         assert status == 409 and body["waiting"] is True and "error" in body
         pull = answer(url + "/outstanding")[1]["pulls"][0]
-        assert len(pull["arms"]) == 1  # per-arm feedback: a one-member pull takes a bare number
         assert answer(url + "/record", "POST", {"pull": pull["pull"], "reward": 1})[0] == 200
-    assert json.loads(export_text(path).splitlines()[1].split(",")[5]) == [1.0]
+        assert answer(url + "/next", "POST", {"count": 1})[0] == 200  # recorded: it plans again
+
+
+def test_a_one_member_pull_of_per_arm_feedback_takes_a_bare_number(tmp_path):
+    path = tmp_path / "arms.db"
+    Session.start(path, algorithm="lucb", n=4, k=2, reward_range=[0, 1], seed=1).close()
+    with running(path) as url:
+        pulls = answer(url + "/next", "POST", {"count": 2})[1]["pulls"]
+        assert [len(pull["arms"]) for pull in pulls] == [1, 1]
+        assert answer(url + "/record", "POST", {"pull": 0, "reward": 1})[1]["recorded"] is True
+        assert answer(url + "/record", "POST", {"pull": 1, "reward": [0.5]})[1]["recorded"] is True
+        assert answer(url + "/record", "POST", {"pull": 0, "reward": [1.0]})[1]["already_recorded"] is True
+        status, body = answer(url + "/record", "POST", {"pull": 9, "reward": 1})
+        assert status == 409 and "never handed out" in body["error"]
+    rows = [line.split(",") for line in export_text(path).splitlines()[1:]]
+    assert [(row[1], row[5]) for row in rows] == [("0", "[1.0]"), ("1", "[0.5]")]
 
 
 def test_page_and_plot(tmp_path):
@@ -141,6 +155,18 @@ def test_page_and_plot(tmp_path):
         assert status == 200 and kind == "image/svg+xml"
         assert data.decode().count("<polyline") == 2
         assert call(url + "/campaigns/s/")[2] == page.encode()  # the same page under the campaign's route
+
+
+def test_the_page_of_a_long_journal_does_not_wait_for_the_plot(tmp_path, monkeypatch):
+    path = new_store(tmp_path)
+    fill(path, 30)
+    monkeypatch.setattr(page_module, "WAIT_EVENTS", 10)  # 60 events: "long"
+    with running(path) as url:
+        page = call(url + "/")[2].decode()
+        assert "The plot is being prepared: the journal's 60 events" in page and "<polyline" not in page
+        assert '<span data-field="pulls">30</span>' in page  # the numbers do not wait
+        assert call(url + "/plot.svg")[2].count(b"<polyline") == 2  # waits for the replay (background or its own)
+        assert call(url + "/")[2].count(b"<polyline") == 2
 
 
 def test_page_of_an_empty_store(tmp_path):

@@ -30,7 +30,8 @@ Traceback (most recent call last):
 ...
 fullbandit.util.validation.InvalidParameterError: campaign name '../etc' is not allowed: a name is 1 to 64 letters, \
 digits, '-' or '_'
->>> campaigns.close()
+>>> campaigns.close()                         # how many sessions it closed
+2
 """
 
 from __future__ import annotations
@@ -230,9 +231,11 @@ class Campaigns:
             campaign.attach(session)
             return campaign
 
-    def close(self) -> None:
-        """Close every session (the server calls this once no request is running)."""
+    def close(self) -> int:
+        """Close every session (the server calls this once no request is running); return how many were open."""
         with self._lock:
             campaigns = list(self._campaigns.values())
+        opened = sum(campaign.started for campaign in campaigns)
         for campaign in campaigns:
             campaign.close()
+        return opened

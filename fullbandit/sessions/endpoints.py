@@ -240,7 +240,7 @@ def export(call: Call) -> Reply:
 
 
 def page(call: Call) -> Reply:
-    return Reply(200, "text/html; charset=utf-8", call.campaign.pages.get().page)
+    return Reply(200, "text/html; charset=utf-8", call.campaign.pages.get(wait=False).page)
 
 
 def plot(call: Call) -> Reply:

@@ -175,6 +175,7 @@ class SessionServer(ThreadingHTTPServer):
         self._in_flight = 0
         self._stopping = False
         self._closed = False
+        self.closed_sessions = 0  # how many sessions server_close closed
         super().__init__(address, Handler)
 
     @property
@@ -212,7 +213,7 @@ class SessionServer(ThreadingHTTPServer):
             if self._closed:
                 return
             self._closed = True
-        self.campaigns.close()
+        self.closed_sessions = self.campaigns.close()
 
 
 def make_server(stores=None, host: str = "127.0.0.1", port: int = 8765, token: str | None = None, *,
@@ -278,7 +279,7 @@ def serve(stores=None, host: str = "127.0.0.1", port: int = 8765, token: str | N
         server.server_close()
         for number, handler in previous.items():
             signal.signal(number, handler)
-    print(f"stopped: every request answered, {len(server.campaigns.list())} session(s) closed", file=out, flush=True)
+    print(f"stopped: every request answered, {server.closed_sessions} session(s) closed", file=out, flush=True)
 
 
 # --- request handling ---------------------------------------------------------------------------------------------

@@ -47,6 +47,8 @@ from fullbandit.sessions.session import Session, apply_event, build_algorithm
 MAX_POINTS = 500
 #: Seconds between two refreshes of the open page.
 REFRESH_SECONDS = 5
+#: The page waits for the plot's first replay up to this many journal events (beyond: the plot comes later).
+WAIT_EVENTS = 5_000
 
 
 def journal_key(connection: sqlite3.Connection, path: Path) -> tuple[int, str]:
@@ -88,6 +90,33 @@ class CheckTrail:
         self._key: tuple[int, str] = (-1, "")
         self._points: list[tuple[int, float, float]] = []
         self._seen: StoppingCheck | None = None
+        self._background: threading.Thread | None = None
+
+    @property
+    def built(self) -> bool:
+        """Whether the journal was replayed once already (later updates apply only the new events)."""
+        return self._algorithm is not None
+
+    def key(self) -> tuple[int, str]:
+        """The journal's last ``(seq, digest)`` now (two indexed reads)."""
+        with self.session.reading() as connection:
+            return journal_key(connection, self.session.path)
+
+    def build_in_background(self) -> None:
+        """Start the first replay in a thread of its own (once), so that nobody waits for it but the plot."""
+        with self._lock:
+            if self._background is not None or self._algorithm is not None:
+                return
+            self._background = threading.Thread(target=self._build_quietly, name="check trail", daemon=True)
+            self._background.start()
+
+    def _build_quietly(self) -> None:
+        try:
+            self.points()
+        except Exception:  # noqa: BLE001 - the next plot request replays again and answers the error
+            pass
+        finally:
+            self._background = None
 
     def points(self) -> tuple[tuple[int, str], list[tuple[int, float, float]]]:
         """``(key, points)``: the journal's last ``(seq, digest)`` and the checks up to it (:func:`thinned`)."""
@@ -268,6 +297,7 @@ section.panel h2{margin:0 0 10px;font-size:16px}
 ul.team{margin:0;padding-left:22px;columns:3 180px}
 ul.team li{padding:2px 0;font-weight:500}
 #plot svg{width:100%;height:auto;max-width:760px}
+#plot .note{color:var(--muted)}
 table.details{border-collapse:collapse;font-size:13px}
 table.details th{text-align:left;color:var(--muted);font-weight:500;padding:3px 18px 3px 0}
 table.details td{padding:3px 0;font-variant-numeric:tabular-nums}
@@ -345,11 +375,13 @@ FIELDS = ("algorithm", "pulls", "outstanding", "abandoned", "pulls_needed", "bud
           "prior_observations")
 
 
-def status_page(status: dict, points: list[tuple[int, float, float]], title: str) -> str:
+def status_page(status: dict, points: list[tuple[int, float, float]] | None, title: str, *,
+                pending: int | None = None) -> str:
     """The HTML status page of a session: ``status`` (:meth:`Session.status`) and its ``points``, every value escaped.
 
     ``title`` names the campaign. The numbers and the plot are those of the status given;
     the inline script refreshes them from the server every :data:`REFRESH_SECONDS`.
+    ``points=None``: the plot is being prepared (``pending``: the events being replayed for it).
 
     >>> page = status_page({"pulls": 3, "gap_bound": "inf", "best_workers": ["ada", "bo"], "done": False}, [], "c")
     >>> "<li>ada</li>" in page and "∞" in page and ">null<" not in page
@@ -376,6 +408,9 @@ def status_page(status: dict, points: list[tuple[int, float, float]], title: str
         card("Gap bound", "gap_bound", f"against &epsilon; = {field('epsilon')}: the campaign stops at or below it"),
     ])
     state = "stopped: " + str(status.get("stop_reason")) if done else "running"
+    plot = plot_svg(points) if points is not None else (
+        f'<p class="note">The plot is being prepared: the journal\'s {readable(pending)} events are replayed once '
+        "for it (the numbers above are current).</p>")
     script = (_SCRIPT.replace("FIELDS", json.dumps(FIELDS)).replace("REFRESH_MS", str(REFRESH_SECONDS * 1000)))
     return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\">"
             "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
@@ -387,7 +422,7 @@ def status_page(status: dict, points: list[tuple[int, float, float]], title: str
             f"<div class=\"cards\">{cards}</div>"
             f"<section class=\"panel\"><h2>Best team so far</h2><ul class=\"team\" id=\"team\">{team}</ul></section>"
             f"<section class=\"panel\"><h2>Gap bound against &epsilon; over the pulls</h2>"
-            f"<div id=\"plot\">{plot_svg(points)}</div></section>"
+            f"<div id=\"plot\">{plot}</div></section>"
             f"<section class=\"panel\"><h2>Details</h2><table class=\"details\">"
             f"<tr><th>algorithm</th><td>{field('algorithm')}</td></tr>"
             f"<tr><th>prior observations</th><td>{field('prior_observations')}</td></tr>"
@@ -399,12 +434,16 @@ def status_page(status: dict, points: list[tuple[int, float, float]], title: str
 
 @dataclass(frozen=True)
 class Page:
-    """The status page and the plot of a store, as of the journal's last event ``key = (seq, digest)``."""
+    """The status page and the plot of a store, as of the journal's last event ``key = (seq, digest)``.
+
+    ``plotted``: the page holds the plot (else it says the plot is being prepared, and ``svg`` is empty).
+    """
 
     key: tuple[int, str]
     status: dict
     page: bytes
     svg: bytes
+    plotted: bool = True
 
 
 class PageCache:
@@ -413,6 +452,11 @@ class PageCache:
     :meth:`get` brings the :class:`CheckTrail` up to date (two indexed reads when nothing
     moved) and rebuilds the page and the plot only when the journal's last ``(seq, digest)``
     differs from the kept page's. No store is ever reopened: the session stays open.
+
+    The trail's first replay costs what opening the store costs (seconds for a long journal),
+    so ``get(wait=False)`` (the page) does not wait for it when the journal holds more than
+    :data:`WAIT_EVENTS` events: the replay runs in the background and the page says the plot
+    is being prepared; its script then fetches ``plot.svg``, which waits.
 
     Examples
     --------
@@ -436,16 +480,29 @@ class PageCache:
         self.title = title
         self.trail = CheckTrail(session)
         self._status = status or session.status
-        self._lock = threading.Lock()
+        self._lock = threading.Lock()  # guards _page only: a page is never built while holding it
         self._page: Page | None = None
 
-    def get(self) -> Page:
-        with self._lock:  # one rebuild at a time; the others then find it built
-            key, points = self.trail.points()
+    def get(self, wait: bool = True) -> Page:
+        """The page and plot of the journal as it is now; ``wait=False``: see the class."""
+        if not wait and not self.trail.built:
+            key = self.trail.key()
+            if key[0] > WAIT_EVENTS:
+                self.trail.build_in_background()
+                return self._kept(key, plotted=False) or self._keep(key, None)
+        key, points = self.trail.points()
+        return self._kept(key, plotted=True) or self._keep(key, points)
+
+    def _kept(self, key: tuple[int, str], plotted: bool) -> Page | None:
+        with self._lock:
             page = self._page
-            if page is not None and page.key == key:
-                return page
-            status = self._status()
-            page = Page(key, status, status_page(status, points, self.title).encode(), plot_svg(points).encode())
+        return page if page is not None and page.key == key and page.plotted == plotted else None
+
+    def _keep(self, key: tuple[int, str], points: list[tuple[int, float, float]] | None) -> Page:
+        status = self._status()
+        pending = None if points is not None else key[0]
+        page = Page(key, status, status_page(status, points, self.title, pending=pending).encode(),
+                    b"" if points is None else plot_svg(points).encode(), points is not None)
+        with self._lock:  # two threads may build the page of one key at once: either is right
             self._page = page
-            return page
+        return page
