@@ -24,7 +24,6 @@ from http_helpers import (
 )
 
 from fullbandit.cli.main import main
-from fullbandit.core import algorithm as algorithm_module
 from fullbandit.sessions import Session
 from fullbandit.sessions import http as http_module
 from fullbandit.sessions import page as page_module
@@ -111,20 +110,16 @@ def test_abandon_gives_a_pull_back_and_outstanding_lists_every_pull(tmp_path):
         assert [pull.id for pull in session.outstanding()] == [2]
 
 
-@pytest.mark.skipif(not hasattr(algorithm_module, "WaitingForRewards"),
-                    reason="WaitingForRewards and Session.next handing out fewer are not merged yet (s22-families)")
 def test_next_answers_waiting_when_the_algorithm_hands_out_nothing(tmp_path):
-    path = tmp_path / "budget.db"
-    Session.start(path, algorithm="apt", n=4, threshold=0.5, reward_range=[0, 1], seed=1,
-                  parameters={"budget": 3}).close()
+    path = tmp_path / "rounds.db"  # LUCB samples every arm once, then waits for those rewards to plan
+    Session.start(path, algorithm="lucb", n=4, k=2, reward_range=[0, 1], seed=1).close()
     with running(path) as url:
-        status, body = answer(url + "/next", "POST", {"count": 5})  # fewer than asked: the budget
-        assert status == 200 and 1 <= len(body["pulls"]) <= 3
-        while status == 200:  # bounded by the budget of 3
-            status, body = answer(url + "/next", "POST", {"count": 1})
-        assert status == 409 and body["waiting"] is True and "error" in body
-        pull = answer(url + "/outstanding")[1]["pulls"][0]
-        assert answer(url + "/record", "POST", {"pull": pull["pull"], "reward": 1})[0] == 200
+        status, body = answer(url + "/next", "POST", {"count": 50})
+        assert status == 200 and len(body["pulls"]) == 4  # fewer than asked: one round
+        status, body = answer(url + "/next", "POST", {"count": 1})
+        assert status == 409 and body["waiting"] is True and "4 pull(s) outstanding" in body["error"]
+        for pull in answer(url + "/outstanding")[1]["pulls"]:
+            assert answer(url + "/record", "POST", {"pull": pull["pull"], "reward": 0.5})[0] == 200
         assert answer(url + "/next", "POST", {"count": 1})[0] == 200  # recorded: it plans again
 
 

@@ -30,19 +30,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from fullbandit.core.algorithm import ProtocolError
+from fullbandit.core.algorithm import ProtocolError, WaitingForRewards
 from fullbandit.sessions.campaigns import NAME_PATTERN, NAME_RULE, Campaign, Campaigns
 from fullbandit.sessions.openapi import describe
 from fullbandit.sessions.session import MAX_COUNT
 
-try:  # the contract of the session's next release; until it is merged, names of the same meaning
-    from fullbandit.core.algorithm import WaitingForRewards
-except ImportError:  # pragma: no cover - removed when the release is merged
-    class WaitingForRewards(ProtocolError):  # type: ignore[no-redef]
-        """Stand-in until merged."""
-try:
+try:  # TEMPORARY until s22-core is merged (the Session contract the server is written against)
     from fullbandit.sessions.session import RecordConflict
-except ImportError:  # pragma: no cover - removed when the release is merged
+except ImportError:  # pragma: no cover - removed when s22-core is merged
     class RecordConflict(ProtocolError):  # type: ignore[no-redef]
         """Stand-in until merged."""
 
