@@ -419,6 +419,26 @@ def test_head_is_405_without_a_body_and_options_is_204_with_allow(tmp_path):
     assert "too long" in json.loads(body)["error"]
 
 
+def test_a_request_after_the_server_stopped_is_503_on_a_kept_alive_connection(tmp_path):
+    path = new_store(tmp_path)
+    server = make_server(path, port=0)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    with raw_connection(url) as (sock, stream):
+        sock.sendall(request("GET", "/status"))
+        assert read_response(stream)[0] == 200
+        server.shutdown()
+        server.server_close()  # returns once nothing is in flight: the sessions are closed now
+        sock.sendall(request("POST", "/next", b'{"count": 1}'))
+        status, headers, body = read_response(stream)
+        assert stream.read() == b""
+    assert (status, headers["connection"]) == (503, "close") and "stopping" in json.loads(body)["error"]
+    assert server.closed_sessions == 1
+    with Session.open(path) as session:
+        assert session.status()["outstanding"] == 0  # nothing handed out
+
+
 @pytest.mark.parametrize("port, word", [("70000", "70000 is not a port number (0 to 65535)"),
                                         ("-1", "-1 is not a port number"), ("http", "'http' is not an integer")])
 def test_serve_refuses_a_port_outside_0_to_65535_as_a_usage_error(tmp_path, capsys, port, word):
