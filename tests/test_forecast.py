@@ -4,7 +4,9 @@ declarations is a forecast of that campaign (``benchmarks/bench_forecast.py`` me
 
 import json
 import math
+import tempfile
 import warnings
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -165,7 +167,7 @@ def solve_argv(answers_csv: str, model: str = "joint") -> list[str]:
 
 @pytest.mark.parametrize("algorithm", ["phased", "icb"])
 @pytest.mark.parametrize("declared, options", [
-    ({"reward_range": (0, 3)}, ["--reward-range", "0", "3"]),
+    ({"reward_range": (0, 4)}, ["--reward-range", "0", "4"]),  # wider than [0, 3]: not the model's own scale
     ({"reward_range": (-1, 6), "noise_scale": 1.25}, ["--reward-range", "-1", "6", "--noise-scale", "1.25"]),
 ])
 def test_solve_offers_the_algorithm_what_session_start_offers(algorithm, declared, options, answers_csv, built,
@@ -277,10 +279,15 @@ def test_the_forecast_agrees_with_live_campaigns_and_the_old_one_does_not(tmp_pa
     from scipy import stats
 
     answers, k, epsilon, runs = load_dataset("it").correct[:, :10].astype(float), 3, 0.6, 30
-    live = live_pulls(tmp_path, answers, k, epsilon, runs)
+    memory = Path("/dev/shm")  # the stores' fsyncs cost nothing there: the test counts pulls, not seconds
+    with tempfile.TemporaryDirectory(dir=memory if memory.is_dir() else tmp_path) as folder:
+        live = live_pulls(Path(folder), answers, k, epsilon, runs)
     new = plan(answers, k, epsilon=epsilon, runs=runs, algorithms=("phased",), reward_model="joint",
                reward_range=(0, k)).rows[0].pulls
     old = plan(answers.mean(axis=0), k, epsilon=epsilon, runs=runs, algorithms=("phased",)).rows[0].pulls
-    assert stats.mannwhitneyu(new, live).pvalue > 0.01
-    assert 0.8 < np.median(new) / np.median(live) < 1.25
-    assert stats.mannwhitneyu(old, live).pvalue < 1e-4 and np.median(live) / np.median(old) > 2
+    # Seen: quartiles live 1920, 2160, 2400; new 1800, 1980, 2370 (p = 0.37); old 600, 600, 720 (p = 2e-11).
+    seen = (f"quartiles: live {np.percentile(live, [25, 50, 75])}, new {np.percentile(new, [25, 50, 75])}, old "
+            f"{np.percentile(old, [25, 50, 75])}")
+    assert stats.mannwhitneyu(new, live).pvalue > 0.01, seen
+    assert 0.8 < np.median(new) / np.median(live) < 1.25, seen
+    assert stats.mannwhitneyu(old, live).pvalue < 1e-4 and np.median(live) / np.median(old) > 2, seen
