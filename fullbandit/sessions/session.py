@@ -424,11 +424,13 @@ class Session:
         operation, in a read transaction), never replaying it from its start; the keys are
         :meth:`status_of`'s.
         """
-        return self.status_of(self._current())
+        with self._lock:  # the kept algorithm is read under the lock too: another thread's write changes it
+            return self.status_of(self._current())
 
     def outstanding(self) -> list[Pull]:
         """Every pull handed out and neither recorded nor abandoned, oldest first."""
-        return list(self._current().pending)
+        with self._lock:
+            return list(self._current().pending)
 
     def _current(self) -> Algorithm:
         """The kept algorithm brought up to the journal's end in a read transaction (rebuilt only if it is gone)."""
