@@ -50,7 +50,7 @@ _EXPORTS = {
                                        "Categorical", "SparseReplay"),
     "fullbandit.linalg.radius": ("confidence_radius",),
     "fullbandit.linalg.least_squares": ("SingularDesignError",),
-    "fullbandit.core.algorithm": ("Algorithm", "Pull", "StoppingCheck", "ProtocolError"),
+    "fullbandit.core.algorithm": ("Algorithm", "Pull", "StoppingCheck", "ProtocolError", "WaitingForRewards"),
     "fullbandit.core.params": ("Interval", "Options", "Instance"),
     "fullbandit.core.result": ("StopReason", "Result"),
     "fullbandit.core.priors": ("PriorObservations",),
@@ -78,8 +78,8 @@ __all__ = [
     "Pull", "Replay",
     "Result", "SAFOA", "SAQM", "SAR", "SingularDesignError", "SparseReplay", "StateError", "StaticFullBandit",
     "StopReason", "StoppingCheck", "SwapBound", "ThresholdUniform", "Thresholding", "TopK", "UCBE", "Uniform",
-    "__version__", "check_algorithm", "confidence_radius", "datasets", "experiments", "load", "load_dataset",
-    "load_long", "load_vote_counts", "lower_bound", "plan", "register", "registry", "run", "sessions",
+    "WaitingForRewards", "__version__", "check_algorithm", "confidence_radius", "datasets", "experiments", "load",
+    "load_dataset", "load_long", "load_vote_counts", "lower_bound", "plan", "register", "registry", "run", "sessions",
     "set_blas_threads", "team_environment",
 ]
 
@@ -88,7 +88,7 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers
     from fullbandit.analysis.planning import plan
     from fullbandit.analysis.sample_complexity import LowerBound, lower_bound
     from fullbandit.core import registry
-    from fullbandit.core.algorithm import Algorithm, ProtocolError, Pull, StoppingCheck
+    from fullbandit.core.algorithm import Algorithm, ProtocolError, Pull, StoppingCheck, WaitingForRewards
     from fullbandit.core.conformance import check_algorithm
     from fullbandit.core.loop import run
     from fullbandit.core.params import Instance, Interval, Options

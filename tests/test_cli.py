@@ -65,7 +65,8 @@ def test_same_seed_same_output(capsys):
     (["--budget", "2.5"], "--budget=2.5 must be an int >= 1"),
     (["--confidence", "paper"], "--confidence=paper must be one of stitched, tight for --algorithm phased"),
     (["--stop-on-rule", "maybe", "--algorithm", "icb"], "--stop-on-rule=maybe must be true or false"),
-    (["--reward-range", "1,0", "--algorithm", "icb"], "--reward-range=1,0 must be none or LOW,HIGH with LOW < HIGH"),
+    (["--param-reward-range", "1,0", "--algorithm", "icb"],  # --reward-range LOW HIGH is the session's declaration
+     "--param-reward-range=1,0 must be none or LOW,HIGH with LOW < HIGH"),
     (["--p", "0.5"], "--p does not apply to --algorithm phased; its options are --epsilon, --delta, --noise-scale, "
                      "--confidence, --restart-ratio, --budget, --check-growth"),
     (["--mode", "certified", "--algorithm", "safoa-heuristic"], "--mode is fixed to heuristic by --algorithm "

@@ -174,7 +174,9 @@ def test_every_declared_form_of_every_parameter_has_a_case():
 @pytest.mark.parametrize("algorithm, name, text, value", SETTABLE)
 def test_every_parameter_can_be_set_from_the_command_line(algorithm, name, text, value):
     option = f"{options_module.flag(name)}={text}"  # "=": a text such as -1,2.5 is no option
-    spec, parameters = solve_parameters(["--algorithm", algorithm, option])
+    # solve's own --reward-range LOW HIGH is a session's declaration: the parameter is --param-reward-range there
+    solve_option = f"--param-reward-range={text}" if name == "reward_range" else option
+    spec, parameters = solve_parameters(["--algorithm", algorithm, solve_option])
     assert parameters[name] == value and type(parameters[name]) is type(value)
     built = spec.build(problem_of(spec), seed=0, **parameters)
     assert built.get_params()[name] == value

@@ -11,6 +11,13 @@ it, and every one not given takes the class's default (``--delta`` included). Tw
 plan itself: ``--epsilon``, the question's tolerance on the team's sum (default 0.05 per member),
 and ``--budget``, the plan's cap on one simulated run (:data:`fullbandit.analysis.planning.DEFAULT_BUDGET`,
 not the classes' far larger caps: a plan must finish).
+
+A forecast of a live campaign: ``--reward-model joint`` replays the graded answers of
+``--dataset`` or ``--data`` with one question per team trial (every member answers it, as in a
+campaign), and ``--reward-range LOW HIGH`` and ``--noise-scale S`` mean exactly what they mean
+to ``fullbandit session start``: the range is offered to every algorithm with the noise scale
+``(HIGH - LOW) / 2`` unless ``--noise-scale`` is given (the algorithms' own ``reward_range``
+parameter is then ``--param-reward-range LOW,HIGH``). See :mod:`fullbandit.analysis.planning`.
 """
 
 from __future__ import annotations
@@ -31,6 +38,9 @@ DESCRIPTION = (
     "certified per-arm one (each answer is graded), on independent Bernoulli workers with the "
     "prior accuracies, with the instance lower bound beside them where affordable. "
     "These are estimates from simulation on the prior accuracies, only as good as the prior. "
+    "To forecast a live campaign, replay the graded answers with --reward-model joint (every member of "
+    "a team trial answers the same question) and give the --reward-range (and --noise-scale, if any) the "
+    "session will declare. "
     "Full-bandit feedback is warranted when individual answers cannot be graded; with "
     "per-worker gold answers, ranking workers on their graded answers is far cheaper.")
 
@@ -67,7 +77,18 @@ def add_parser(commands) -> None:
     parser.add_argument("--algorithms", default=None, metavar="NAME,...",
                         help=f"only these, by registry or class name (default: "
                              f"{', '.join(planning.planned_algorithms())})")
+    parser.add_argument("--reward-model", choices=planning.REWARD_MODELS, default="bernoulli",
+                        help="bernoulli: independent workers with the prior accuracies (default); joint: the graded "
+                             "answers of --dataset or --data replayed, every member of a team trial answering the same "
+                             "question drawn at random (what a live campaign sees; a member who did not answer it "
+                             "gives one of its own answers)")
+    parser.add_argument("--reward-range", type=float, nargs=2, metavar=("LOW", "HIGH"), default=None,
+                        help="the range a live session will declare (`fullbandit session start --reward-range`): the "
+                             "team's reward for full feedback, each member's for per-arm feedback; offered to every "
+                             "algorithm as its range and, without --noise-scale, its noise scale (HIGH - LOW) / 2, "
+                             "as the session offers it (default: each reward model's own)")
     parser.add_argument("--json", action="store_true", help="print the plan as JSON")
+    # After --reward-range: the algorithms' own reward_range parameter becomes --param-reward-range.
     add_algorithm_options(parser, exclude=("epsilon", "budget"))
 
 
@@ -83,8 +104,11 @@ def parse_accuracies(text: str) -> list[float]:
     return values
 
 
-def prior(args) -> tuple[str, list[float]]:
-    """The source's description and the prior accuracies; exactly one source is allowed."""
+def prior(args) -> tuple[str, object]:
+    """The source's description and the prior: accuracies, or (``--reward-model joint``) the graded answers.
+
+    Exactly one source is allowed; ``--accuracies`` has no answers to replay jointly.
+    """
     given = [name for name in ("dataset", "data", "accuracies") if getattr(args, name) is not None]
     if len(given) > 1:
         raise InvalidParameterError(f"{' and '.join('--' + name for name in given)} are mutually exclusive: "
@@ -93,13 +117,18 @@ def prior(args) -> tuple[str, list[float]]:
         for option in ("gold", "min_answers", "columns"):
             if getattr(args, option) is not None:
                 raise InvalidParameterError(f"--{option.replace('_', '-')} applies only with --data")
+    joint = args.reward_model == "joint"
     if args.accuracies is not None:
+        if joint:
+            raise InvalidParameterError("--reward-model joint replays graded answers, one question per team trial: "
+                                        "give them with --dataset or --data (--accuracies has none)")
         return "--accuracies", parse_accuracies(args.accuracies)
     if args.data is not None:
         table = load_files(args.data, args.gold, args.min_answers, args.columns)
-        return f"--data {args.data}", table.accuracies.tolist()
+        return f"--data {args.data}", table if joint else table.accuracies.tolist()
     name = args.dataset or "it"
-    return f"--dataset {name}", load_dataset(name).accuracies.tolist()
+    data = load_dataset(name)
+    return f"--dataset {name}", data if joint else data.accuracies.tolist()
 
 
 def epsilon(args) -> float:
@@ -134,8 +163,10 @@ def run(args) -> int:
     source, accuracies = prior(args)
     if args.k < 1:
         raise InvalidParameterError(f"--k must be an integer >= 1, got {args.k}")
+    planning.declared_setup(args.reward_range, "--reward-range")  # refused before any run
     try:
-        planning.check_accuracies(accuracies, args.k, argument=source.split()[0])
+        planning.check_accuracies(getattr(accuracies, "accuracies", accuracies), args.k,
+                                  argument=source.split()[0])
     except InvalidParameterError as error:
         raise InvalidParameterError(f"{error} (--k {args.k})") from None
     allowed = planning.planned_algorithms()
@@ -151,8 +182,15 @@ def run(args) -> int:
             raise InvalidParameterError(f"--{name} must be an integer >= {0 if name == 'seed' else 1}, got {value}")
     parameters = args.algorithm_options.shared([registry.get(name) for name in algorithms], args)
     delta = parameters.pop("delta", None)
+    if args.reward_range is not None:  # refused here too, so that the message names the option
+        answers = accuracies if args.reward_model == "joint" else None
+        for feedback in sorted({registry.get(name).feedback for name in algorithms}):
+            planning.check_declared_range(args.reward_range, planning.plan_environment(
+                args.reward_model, getattr(accuracies, "accuracies", accuracies), answers, feedback=feedback,
+                seed=0), args.k, name="--reward-range")
     result = planning.plan(accuracies, args.k, epsilon=tolerance, delta=delta, runs=args.runs, budget=args.budget,
-                           seed=args.seed, algorithms=algorithms, parameters=parameters)
+                           seed=args.seed, algorithms=algorithms, parameters=parameters,
+                           reward_model=args.reward_model, reward_range=args.reward_range)
     if args.json:
         print(json.dumps({"source": source, **result.as_dict()}, indent=2))
         return 0

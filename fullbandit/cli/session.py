@@ -23,6 +23,7 @@ import csv
 import json
 import math
 import os
+import sys
 from pathlib import Path
 
 from fullbandit.cli.options import add_algorithm_options, algorithm_name
@@ -72,7 +73,9 @@ def add_parser(commands) -> None:
     add_algorithm_options(start, exclude=("reward_range",))
     nxt = actions.add_parser("next", help="hand out the next team(s) to try")
     nxt.add_argument("store")
-    nxt.add_argument("--count", type=int, default=1, help="how many pulls to hand out at once (default: 1)")
+    nxt.add_argument("--count", type=int, default=1,
+                     help="how many pulls to hand out at once (default: 1); fewer when the algorithm waits for "
+                          "outstanding pulls (e.g. the end of a round), said on stderr")
     nxt.add_argument("--json", action="store_true", help="print the pulls as JSON")
     record = actions.add_parser("record", help="record the observed reward of a pull")
     record.add_argument("store")
@@ -236,6 +239,10 @@ def run(args) -> int:
             else:
                 for p in pulls:
                     print(f"pull {p.id}: {' '.join(workers[i] for i in p.arms)}")
+            if len(pulls) < args.count:  # on stderr: standard output stays the pulls alone (JSON stays JSON)
+                print(f"fullbandit session next: handed out {len(pulls)} of the {args.count} pulls asked for: "
+                      f"{session.created['algorithm']} hands out more once outstanding pulls are recorded (or "
+                      "abandoned): the end of a round it plans the next one from, or of its budget", file=sys.stderr)
         elif args.action == "record":
             pull = session.pull(args.pull)
             reward = parse_reward(args.reward, pull, session.feedback, session.created["workers"])

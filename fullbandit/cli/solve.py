@@ -9,6 +9,19 @@ reads a vote-count table (one row per item, one column of counts per rating) wit
 and the ``replay`` model draws one of the item's recorded votes per member
 (:class:`fullbandit.Categorical`).
 
+``--reward-model joint`` simulates what a live campaign sees: the real graded answers (of
+``--dataset`` or ``--data``) replayed with ONE question per team trial, which every member
+answers (:class:`fullbandit.environments.models.JointReplay`; members are correlated through
+the question, and the model declares the honest noise scale ``k/2`` of a dependent sum).
+``--reward-range LOW HIGH`` and ``--noise-scale S`` mean exactly what they mean to
+``fullbandit session start``: the range is offered to the algorithm through
+``setup(noise_scale=(HIGH - LOW) / 2, reward_range=(LOW, HIGH))``, as the session's
+:func:`fullbandit.sessions.session.build_algorithm` does (``--noise-scale``, the algorithm's own
+parameter, wins over the offered scale), and it must hold every reward the simulation draws, as
+the session refuses any other. With the campaign's own declarations and ``--reward-model joint``
+the run is a forecast of that campaign. (The algorithms' ``reward_range`` parameter itself is
+``--param-reward-range LOW,HIGH``.)
+
 Algorithms and their options come from :mod:`fullbandit.core.registry`: every parameter an
 algorithm declares is an option (:mod:`fullbandit.cli.options`), passed to the chosen algorithm
 when it takes it and refused with a clear message when it does not; an option not given is left
@@ -25,6 +38,7 @@ that every other default is the class's.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import warnings
@@ -32,6 +46,7 @@ import warnings
 import numpy as np
 
 from fullbandit.analysis.metrics import misclassified
+from fullbandit.analysis.planning import check_declared_range, declared_setup
 from fullbandit.cli.options import Question, add_algorithm_options, algorithm_name
 from fullbandit.core import loop as driver
 from fullbandit.core import registry
@@ -41,6 +56,7 @@ from fullbandit.datasets.crowd import CrowdDataWarning, CrowdTable, load_long
 from fullbandit.datasets.groups import partition_matroid_from_column
 from fullbandit.datasets.instances import REWARD_MODELS, team_environment
 from fullbandit.datasets.votes import RATINGS, REWARDS, VOTE_MODELS, VoteCounts, load_vote_counts
+from fullbandit.environments.models import JointReplay
 from fullbandit.problems.classes import PartitionMatroid, Thresholding, TopK
 from fullbandit.util.validation import InvalidParameterError, check_int, check_real
 
@@ -55,6 +71,11 @@ DEFAULT_THRESHOLD = 0.5
 DEFAULT_K = 10
 #: The range of a worker's accuracy (an embedded data set or --data graded against gold).
 ACCURACY_RANGE = (0.0, 1.0)
+#: ``--reward-model`` choices: the data sets' models and ``joint``, the graded answers replayed with one
+#: question per team trial (:class:`fullbandit.environments.models.JointReplay`).
+SOLVE_REWARD_MODELS = (*REWARD_MODELS, "joint")
+#: ``--reward-model`` choices with ``--data`` (a long table of graded answers).
+FILE_REWARD_MODELS = ("bernoulli", "replay", "joint")
 #: The question's parameters (:mod:`fullbandit.cli.options`).
 QUESTION = {"epsilon": Question(DEFAULT_EPSILON, "the question's tolerance on the team's summed accuracy")}
 
@@ -123,13 +144,22 @@ def add_parser(commands) -> None:
     parser.add_argument("--time-limit", type=float, default=None,
                         help="seconds of wall clock: the simulation then ends with stop reason 'time limit' "
                              "(its answer only the current best guess)")
-    parser.add_argument("--reward-model", choices=REWARD_MODELS, default=None,
+    parser.add_argument("--reward-model", choices=SOLVE_REWARD_MODELS, default=None,
                         help="bernoulli: independent workers; replay: real answers, one random question "
-                             "per trial (with --votes: one recorded vote per member); gaussian: accuracies + "
-                             "N(0, 1) on the sum (default: bernoulli; with --votes: replay, the only one)")
+                             "per trial (with --data: each member one of its own answers; with --votes: one recorded "
+                             "vote per member); gaussian: accuracies + N(0, 1) on the sum; joint: real answers, every "
+                             "member of a trial answering the same random question, what a live campaign sees (with "
+                             "--data, a member who did not answer it gives one of its own answers) (default: "
+                             "bernoulli; with --votes: replay, the only one)")
+    parser.add_argument("--reward-range", type=float, nargs=2, metavar=("LOW", "HIGH"), default=None,
+                        help="what `fullbandit session start --reward-range` declares: the range of one observed "
+                             "reward, the team's (full feedback) or each member's (semi feedback); offered to the "
+                             "algorithm as its range and, without --noise-scale, its noise scale (HIGH - LOW) / 2 "
+                             "(default: the reward model's own); refused unless it holds every simulated reward")
     parser.add_argument("--seed", type=int, default=0, help="seed of every random choice (default: 0)")
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     parser.add_argument("--json", action="store_true", help="print the inputs and the result as JSON")
+    # After --reward-range: the algorithms' own reward_range parameter becomes --param-reward-range.
     add_algorithm_options(parser, question=QUESTION)
 
 
@@ -306,11 +336,12 @@ def _run_dataset(args, spec: registry.AlgorithmSpec) -> int:
     data = load_dataset(args.dataset)
     problem, groups = grouped_problem(spec, data.worker_ids, args)
     # Per-arm (semi-bandit) algorithms see each worker's answer; the others only the team's sum.
-    result, parameters = _search(args, spec, problem, lambda seed: team_environment(
+    result, parameters = _search(args, spec, problem, lambda seed: JointReplay(
+        data, feedback=spec.feedback, seed=seed) if args.reward_model == "joint" else team_environment(
         data, args.reward_model, feedback=spec.feedback, seed=seed))
     if args.json:
         inputs = {"dataset": args.dataset, "k": args.k, "threshold": getattr(problem, "threshold", None),
-                  "seed": args.seed, "reward_model": args.reward_model,
+                  "seed": args.seed, "reward_model": args.reward_model, "reward_range": args.reward_range,
                   "algorithm": spec.name, "parameters": parameters, **matroid_inputs(args)}
         print(json.dumps({"inputs": inputs, **result.as_dict(), **group_output(groups, result)}, indent=2,
                          default=str))
@@ -318,21 +349,43 @@ def _run_dataset(args, spec: registry.AlgorithmSpec) -> int:
     info = dataset_info(args.dataset)
     task = f"threshold={problem.threshold:g}" if isinstance(problem, Thresholding) else f"k={args.k}"
     print(f"data set      {info.get('paper_name', args.dataset)}: {data.n_workers} workers, "
-          f"{data.n_questions} questions; {task}, reward model {args.reward_model}")
+          f"{data.n_questions} questions; {task}, reward model {args.reward_model}{declared(args)}")
     print(result.describe())
     _report_truth(problem, result, data.worker_ids, data.accuracies, groups)
     return 0
 
 
 def _search(args, spec: registry.AlgorithmSpec, problem, make_environment, prior=None):
-    """Run the chosen algorithm on ``problem`` against ``make_environment(seed)``: ``(result, parameters)``."""
+    """Run the chosen algorithm on ``problem`` against ``make_environment(seed)``: ``(result, parameters)``.
+
+    With ``--reward-range`` the algorithm is set up with what a session declaring that range
+    offers (:func:`fullbandit.analysis.planning.declared_setup`) before the run, which then
+    finds it set up; otherwise the run offers the environment's own scale and range.
+    """
+    offered = declared_setup(getattr(args, "reward_range", None), "--reward-range")
     environment_seed, algorithm_seed = np.random.SeedSequence(args.seed).spawn(2)
     environment = make_environment(environment_seed)
+    if offered:
+        check_declared_range(offered["reward_range"], environment, problem.k, name="--reward-range")
     parameters = algorithm_parameters(spec, args)
     algorithm = spec.build(problem, seed=algorithm_seed, **parameters)
+    if offered:
+        algorithm.setup(**offered, prior=prior)
+        prior = None  # counted by that setup
     result = driver.run(algorithm, environment, progress=False if args.no_progress else None,
                         time_limit=args.time_limit, prior=prior)
+    if offered and "noise_scale" not in parameters:  # the run did not offer the environment's scale: say whose
+        result = dataclasses.replace(result, constants={**result.constants,
+                                                        "noise_scale_source": "declared by --reward-range"})
     return result, parameters
+
+
+def declared(args) -> str:
+    """``", declared reward range [0, 5]"`` for the printed inputs, or ``""`` without ``--reward-range``."""
+    if getattr(args, "reward_range", None) is None:
+        return ""
+    low, high = args.reward_range
+    return f", declared reward range [{low:g}, {high:g}]"
 
 
 def _report_truth(problem, result, worker_ids, accuracies, groups, *, arms: str = "workers",
@@ -442,18 +495,20 @@ def load_files(answers: str, gold: str | None, min_answers: int | None, columns:
 def _run_files(args, spec: registry.AlgorithmSpec) -> int:
     """``solve --data``: the search on a user's own answers, judged against their real accuracies."""
     args.reward_model = args.reward_model or "bernoulli"
-    if args.reward_model not in ("bernoulli", "replay"):
+    if args.reward_model not in FILE_REWARD_MODELS:
         raise InvalidParameterError(f"--reward-model {args.reward_model} does not apply to --data; "
-                                    f"use bernoulli or replay")
+                                    f"use {', '.join(FILE_REWARD_MODELS[:-1])} or {FILE_REWARD_MODELS[-1]}")
     table = load_files(args.data, args.gold, args.min_answers, args.columns)
     prior = prior_from_files(args, spec, table)
     problem, groups = grouped_problem(spec, table.worker_ids, args)
-    result, parameters = _search(args, spec, problem, lambda seed: table.environment(
+    result, parameters = _search(args, spec, problem, lambda seed: JointReplay(
+        table, feedback=spec.feedback, seed=seed) if args.reward_model == "joint" else table.environment(
         args.reward_model, feedback=spec.feedback, seed=seed), prior=prior)
     if args.json:
         inputs = {"data": args.data, "gold": args.gold, "min_answers": args.min_answers, "k": args.k,
                   "threshold": getattr(problem, "threshold", None), "seed": args.seed,
-                  "reward_model": args.reward_model, "algorithm": spec.name, "parameters": parameters,
+                  "reward_model": args.reward_model, "reward_range": args.reward_range, "algorithm": spec.name,
+                  "parameters": parameters,
                   "prior_answers": args.prior_answers, "prior_gold": args.prior_gold, **matroid_inputs(args)}
         workers = {"worker_ids": list(table.worker_ids), "accuracies": table.accuracies.tolist(),
                    "n_answered": table.n_answered.tolist()}
@@ -461,7 +516,7 @@ def _run_files(args, spec: registry.AlgorithmSpec) -> int:
                          indent=2, default=str))
         return 0
     print(f"data          {args.data}: {table.n_workers} workers, {table.n_tasks} gold tasks "
-          f"({int(table.n_answered.sum())} graded answers); reward model {args.reward_model}")
+          f"({int(table.n_answered.sum())} graded answers); reward model {args.reward_model}{declared(args)}")
     if prior is not None:
         print(f"prior         {args.prior_answers}: {prior.n_observations} earlier graded answers of "
               f"{len(prior.arms)} of these workers, counted before the first pull")
@@ -535,15 +590,15 @@ def _run_votes(args, spec: registry.AlgorithmSpec) -> int:
         inputs = {"data": args.data, "votes": True, "columns": args.columns, "ratings": dict(zip(
                       votes.columns, votes.support.tolist(), strict=True)), "k": args.k,
                   "threshold": getattr(problem, "threshold", None), "seed": args.seed,
-                  "reward_model": args.reward_model, "algorithm": spec.name, "parameters": parameters,
-                  **matroid_inputs(args)}
+                  "reward_model": args.reward_model, "reward_range": args.reward_range, "algorithm": spec.name,
+                  "parameters": parameters, **matroid_inputs(args)}
         items = {"ids": list(votes.ids), "means": votes.means.tolist(), "votes": votes.votes.tolist()}
         print(json.dumps({"inputs": inputs, "items": items, **result.as_dict(), **group_output(groups, result)},
                          indent=2, default=str))
         return 0
     print(f"data          {args.data}: {votes.n_arms} items, {int(votes.votes.sum())} votes on "
           f"{', '.join(f'{c}={v:g}' for c, v in zip(votes.columns, votes.support, strict=True))}; "
-          f"reward model {args.reward_model}")
+          f"reward model {args.reward_model}{declared(args)}")
     print(result.describe())
     _report_truth(problem, result, votes.ids, votes.means, groups, arms="items", mean="reward")
     return 0

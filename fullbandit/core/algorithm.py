@@ -85,6 +85,34 @@ class ProtocolError(InvalidParameterError):
     """
 
 
+class WaitingForRewards(ProtocolError):
+    """The algorithm cannot hand out another pull until outstanding ones are told or abandoned.
+
+    Not a mistake of the caller but a state of the run: a round-based algorithm plans its
+    next round from the whole of the current one (:class:`fullbandit.semi.PerArmRounds`), and
+    any algorithm has handed out its whole budget while pulls are out. ``ask`` refuses and
+    changes nothing; once the outstanding pulls are told (or abandoned, which gives their
+    samples back) it hands out again. A front end that asks for several pulls at once stops
+    at this refusal and hands out those it has (:meth:`fullbandit.sessions.Session.next`).
+
+    Examples
+    --------
+    >>> import fullbandit as fb
+    >>> algorithm = fb.SAR(fb.TopK(4, 2), budget=20, seed=0)
+    >>> first = algorithm.ask(max_count=100)           # SAR's first phase: every arm, 3 times
+    >>> first.arms, first.count
+    ((0, 1, 2, 3), 3)
+    >>> try:
+    ...     algorithm.ask(max_count=100)
+    ... except fb.WaitingForRewards as waiting:
+    ...     print(waiting)
+    sar: round 1 is handed out; tell (or abandon) its 12 outstanding sample(s) before the next round is planned
+    >>> algorithm.tell(first, [3.0, 2.0, 1.0, 0.0])     # each member's sum of its 3 rewards
+    >>> algorithm.ask(max_count=100).arms               # phase 2, planned from phase 1: arm 0 is accepted
+    (1, 2, 3)
+    """
+
+
 @dataclass(frozen=True)
 class Pull:
     """A handle for one requested pull (or a block of identical pulls).
@@ -589,9 +617,9 @@ class Algorithm(Persistent, ABC):
             raise ProtocolError(f"{self.label()} has stopped ({self.stop_reason}): call result()")
         remaining = self.budget - self._told - self._outstanding
         if remaining <= 0:
-            raise ProtocolError(
-                f"all budget={self.budget} pulls are handed out: tell (or abandon) the {len(self._pending)} "
-                "outstanding pull(s) first")
+            raise WaitingForRewards(
+                f"all budget={self.budget} {self.budget_unit()} are handed out: tell (or abandon) the "
+                f"{len(self._pending) + len(self._blocks)} outstanding pull(s) first")
         return remaining
 
     @classmethod

@@ -9,8 +9,10 @@ from fullbandit.environments.models import (
     Environment,
     GaussianArms,
     GaussianSum,
+    JointReplay,
     Replay,
     SparseReplay,
 )
 
-__all__ = ["BernoulliTeam", "Categorical", "Environment", "GaussianArms", "GaussianSum", "Replay", "SparseReplay"]
+__all__ = ["BernoulliTeam", "Categorical", "Environment", "GaussianArms", "GaussianSum", "JointReplay", "Replay",
+           "SparseReplay"]

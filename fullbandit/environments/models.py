@@ -828,3 +828,199 @@ class SparseReplay(BernoulliTeam):
             rows = (self._uniforms.take(arms.size) * self._counts[arms]).astype(np.intp)
             return self._packed[rows, arms]
         return super().member_rewards(arms, count)
+
+
+class JointReplay(Environment):
+    """Joint replay of real graded answers: on every pull the whole team answers ONE question.
+
+    What a live campaign sees when every member of a team is given the same question and the
+    team's reward is the number of members who answered it rightly: a pull draws one question
+    uniformly at random (with replacement) and every member gives its real graded answer to it
+    (1 right, 0 wrong). Members are therefore correlated through the question (a hard question
+    is missed by many at once), which :class:`BernoulliTeam` and :class:`SparseReplay` (each
+    member on its own draw) leave out. On a dense table (every worker answered every question,
+    the quiz data sets) this is the law of :class:`Replay`; unlike :class:`Replay` it also takes
+    sparse tables.
+
+    **A member who did not answer the drawn question** (a sparse table, e.g. RTE) gives one of
+    *its own* answers instead, drawn uniformly among the questions it answered, independently of
+    everything else. The choice keeps every worker's mean exactly its accuracy over the
+    questions it answered, whatever team it is in (so the means add up, the best team is the
+    ``k`` best accuracies and brute force on :attr:`means` finds it), and a pull never fails.
+    Its consequence: the correlation is replayed only between members who answered the drawn
+    question; on a very sparse table (RTE: 10 answers of 164 workers per task) most members
+    fall back and the team is nearly independent, so this forecasts a campaign in which members
+    share questions only as often as they did in the data. (Drawing among the questions *all*
+    members answered instead would make a team's mean depend on who else is in it, and most
+    teams of a sparse table share no question at all.) A worker who answered no question has
+    no accuracy and is refused.
+
+    **Declared scales.** A member's reward lies in ``[0, 1]``: ``R = 1/2`` (Hoeffding's lemma).
+    The sum of ``k`` members lies in ``[0, k]`` and, the members being dependent, is only known
+    to be ``k/2``-sub-Gaussian (Hoeffding's lemma again; it is attained when all members always
+    agree, a two-point law on ``{0, k}``), not ``sqrt(k)/2`` as for independent members: an
+    algorithm's certified guarantee holds only with a scale that bounds the real noise, so the
+    honest ``k/2`` is declared. It is also what a session declaring ``reward_range=(0, k)``
+    offers the algorithm, ``(high - low) / 2``.
+
+    Parameters
+    ----------
+    table : array_like of shape (n_questions, n_workers), or an object with ``correct`` and ``worker_ids``
+        1 (right), 0 (wrong) or NaN (no answer); a masked array's masked entries are missing
+        too. A :class:`fullbandit.datasets.crowd.CrowdTable` or
+        :class:`fullbandit.datasets.QuizData` gives its worker ids as labels.
+    feedback : {"full", "semi"}
+        The team's number of right answers, or each member's 0/1.
+    seed, labels
+        As for :class:`Environment`.
+
+    Raises
+    ------
+    InvalidParameterError
+        If the table is not 2-D, an entry is not 0, 1 or missing, or a worker answered no
+        question; the message names the entry or the worker column.
+
+    Examples
+    --------
+    Workers 0 and 1 always agree (both right on question 0, both wrong on question 1), so on
+    every pull they score alike; worker 2 answered only question 0 and falls back to it:
+
+    >>> import numpy as np
+    >>> from fullbandit.environments.models import JointReplay
+    >>> replay = JointReplay([[1, 1, 1], [0, 0, np.nan]], feedback="semi", seed=0)
+    >>> replay.means.tolist(), replay.noise_scales(3), replay.reward_ranges(3)
+    ([0.5, 0.5, 1.0], (0.5, 1.5), ((0.0, 1.0), (0.0, 3.0)))
+    >>> pulls = [replay.pull((0, 1, 2)).tolist() for _ in range(200)]
+    >>> all(first == second for first, second, _ in pulls), all(third == 1 for _, _, third in pulls)
+    (True, True)
+    >>> sorted({first for first, _, _ in pulls})
+    [0.0, 1.0]
+    """
+
+    def __init__(self, table, *, feedback="full", seed=None, labels=None):
+        if hasattr(table, "correct") and hasattr(table, "worker_ids"):
+            labels = table.worker_ids if labels is None else labels
+            table = table.correct
+        try:
+            matrix = np.ma.filled(np.ma.asarray(table, dtype=float), np.nan)
+        except (TypeError, ValueError):  # text or other objects: numpy's message names no argument
+            raise TypeError(f"table must hold only 0, 1 or NaN (no answer), one row per question, got "
+                            f"{table!r}") from None
+        if matrix.ndim != 2 or matrix.shape[0] < 1:
+            raise InvalidParameterError(
+                f"table must be a 2-D (questions x workers) table, got shape {matrix.shape}")
+        answered = ~np.isnan(matrix)
+        bad = answered & (matrix != 0) & (matrix != 1)
+        if bad.any():
+            question, worker = np.argwhere(bad)[0]
+            raise InvalidParameterError(
+                f"table must hold only 0, 1 or NaN (no answer): {float(matrix[question, worker])!r} at "
+                f"table[{question}, {worker}]")
+        counts = answered.sum(axis=0)
+        if (counts == 0).any():
+            worker = int(np.flatnonzero(counts == 0)[0])
+            raise InvalidParameterError(
+                f"table column {worker} answered no question, so its accuracy is undefined and it has no answer "
+                "to give; drop such workers (e.g. load_long(..., min_answers=1))")
+        filled = np.where(answered, matrix, 0.0)
+        # Each worker's own answers packed at the top of its column: a fallback is one index per member.
+        packed = np.zeros((int(counts.max()), matrix.shape[1]))
+        for worker in range(matrix.shape[1]):
+            packed[:counts[worker], worker] = matrix[answered[:, worker], worker]
+        for array in (filled, answered, packed, counts):
+            array.flags.writeable = False
+        self._filled, self._answered, self._packed, self._counts = filled, answered, packed, counts
+        self._dense = bool(answered.all())
+        super().__init__(filled.sum(axis=0) / counts, feedback=feedback, seed=seed, labels=labels)
+        self._uniform = np.full(self.n_questions, 1.0 / self.n_questions)
+        self._questions = _BufferedDraws(lambda size: self._rng.integers(self.n_questions, size=size))
+        self._uniforms = _BufferedDraws(self._rng.random)
+
+    @property
+    def n_questions(self) -> int:
+        """Rows of the table: the questions a pull draws from."""
+        return self._filled.shape[0]
+
+    @property
+    def n_answered(self) -> np.ndarray:
+        """How many questions each worker answered (its accuracy's denominator)."""
+        return self._counts.copy()
+
+    @property
+    def dense(self) -> bool:
+        """Whether every worker answered every question (no member ever falls back)."""
+        return self._dense
+
+    def noise_scales(self, k: int) -> tuple[float, float]:
+        return 0.5, 0.5 * k
+
+    def reward_ranges(self, k: int) -> tuple[tuple[float, float], tuple[float, float]]:
+        return (0.0, 1.0), (0.0, float(k))
+
+    def member_rewards(self, arms, count):
+        if count == 1:
+            question = self._questions.take(1)[0]
+            rewards = self._filled[question, arms].copy()
+            missing = ~self._answered[question, arms]
+            if missing.any():  # those members give one of their own answers, uniformly
+                absent = arms[missing]
+                rows = (self._uniforms.take(absent.size) * self._counts[absent]).astype(np.intp)
+                rewards[missing] = self._packed[rows, absent]
+            return rewards
+        drawn = self._drawn(count)
+        totals = drawn @ self._filled[:, arms]
+        if not self._dense:
+            # A fallback is a uniform draw among the member's own answers: Bernoulli(accuracy), independent.
+            fallbacks = drawn @ ~self._answered[:, arms]
+            totals += self._rng.binomial(fallbacks, self._means[arms])
+        return totals
+
+    def _drawn(self, count: int) -> np.ndarray:
+        """How often each question is drawn in ``count`` pulls."""
+        return self._rng.multinomial(count, self._uniform)
+
+    def sum_moments(self, arms, count):
+        if count == 1:
+            total = float(self.member_rewards(arms, 1).sum())
+            return total, total * total
+        drawn = self._drawn(count)
+        scores = self._filled[:, arms].sum(axis=1)  # the answering members' score on each question
+        if self._dense:
+            return float(drawn @ scores), float(drawn @ scores ** 2)
+        total = squares = 0.0
+        for question in np.flatnonzero(drawn):
+            times, score = int(drawn[question]), float(scores[question])
+            absent = arms[~self._answered[question, arms]]
+            # The fallback members add a Poisson-binomial count per pull: a multinomial over 0..len(absent).
+            law = np.array([1.0])
+            for p in self._means[absent]:
+                law = np.convolve(law, [1.0 - p, p])
+            law = np.clip(law, 0.0, None)
+            values = score + np.arange(law.size, dtype=float)
+            tally = self._rng.multinomial(times, law / law.sum()) if law.size > 1 else np.array([times])
+            total += float(tally @ values)
+            squares += float(tally @ values ** 2)
+        return total, squares
+
+    def member_moments(self, arms, count):
+        totals = self.member_rewards(arms, count)
+        return totals, totals.copy()  # 0/1 rewards are their own squares
+
+    def block_sums(self, arms, counts):
+        if not self._dense:
+            return super().block_sums(arms, counts)
+        return self.block_moments(arms, counts)[0]
+
+    def block_moments(self, arms, counts):
+        if not self._dense:
+            return super().block_moments(arms, counts)
+        # As Replay: how often each question is drawn in each block (one multinomial per block,
+        # drawn together), then each block's team scores on them; in chunks to bound the memory.
+        totals, squares = np.empty(counts.size), np.empty(counts.size)
+        chunk = max(1, (1 << 20) // self.n_questions)
+        for start in range(0, counts.size, chunk):
+            drawn = self._rng.multinomial(counts[start:start + chunk], self._uniform)
+            scores = np.stack([self._filled[:, members].sum(axis=1) for members in arms[start:start + chunk]])
+            totals[start:start + chunk] = np.einsum("bq,bq->b", drawn, scores)
+            squares[start:start + chunk] = np.einsum("bq,bq->b", drawn, scores * scores)
+        return totals, squares

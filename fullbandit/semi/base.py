@@ -3,7 +3,9 @@
 The algorithms of the semi-bandit papers (OptMAI, AdaptiveTopK, SAR, Uniform, LUCB, ...)
 sample single arms and decide between *rounds*: a round asks for ``m_i`` samples of each
 arm ``i``, and only once all of them are told does the algorithm look at the data and
-plan the next one. :class:`PerArmRounds` hands a round out in batches (one
+plan the next one (until then ``ask`` refuses with
+:class:`fullbandit.core.algorithm.WaitingForRewards`, changing nothing; an abandoned sample goes
+back into the round). :class:`PerArmRounds` hands a round out in batches (one
 :class:`fullbandit.core.algorithm.Pull` for all the arms that need the same number of samples, told
 with each member's summed reward, so a simulated round costs one vectorised draw), keeps
 the samples and reward sums per arm. Every unit of the
@@ -25,7 +27,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from fullbandit.core.algorithm import Algorithm, ProtocolError, StoppingCheck
+from fullbandit.core.algorithm import Algorithm, StoppingCheck, WaitingForRewards
 from fullbandit.core.params import SEED, Interval
 from fullbandit.core.priors import PriorObservations, check_prior_noise
 from fullbandit.problems.classes import TopK
@@ -189,7 +191,8 @@ class PerArmRounds(Algorithm):
     def _next_pull(self, max_count: int):
         if not self._queue.any():
             if self._round_outstanding:
-                raise ProtocolError(
+                # The next round is planned from every sample of this one: none can be handed out yet.
+                raise WaitingForRewards(
                     f"{self.label()}: round {self.round} is handed out; tell (or abandon) its "
                     f"{self._round_outstanding} outstanding sample(s) before the next round is planned")
             self._next_round()

@@ -83,7 +83,7 @@ import numpy as np
 import pandas as pd
 
 from fullbandit.core import registry
-from fullbandit.core.algorithm import Algorithm, ProtocolError, Pull
+from fullbandit.core.algorithm import Algorithm, ProtocolError, Pull, WaitingForRewards
 from fullbandit.core.journal import ABANDON, replay_ask, replay_tell
 from fullbandit.core.priors import PriorObservations
 from fullbandit.core.result import STOPPING_RULE
@@ -274,14 +274,68 @@ class Session:
         return Pull(int(pull_id), tuple(json.loads(row[0])), int(row[1]))
 
     def next(self, count: int = 1) -> list[Pull]:
-        """Hand out ``count`` pulls (teams to try, for parallel work), each journalled before it is returned."""
+        """Hand out up to ``count`` pulls (teams to try, for parallel work), each journalled before it is returned.
+
+        Fewer than ``count`` when the algorithm cannot plan more before some outstanding pulls
+        are recorded or abandoned (it raised :class:`~fullbandit.core.algorithm.WaitingForRewards`
+        after at least one pull): a round-based per-arm algorithm (``lucb``, ``sar``, ...)
+        plans its next round from every sample of the current one, and a fixed-budget one
+        whose whole budget is out gets back only what is abandoned. Nothing is journalled for
+        the asks it refused; ask again once rewards are recorded.
+
+        Raises
+        ------
+        WaitingForRewards
+            When not one pull can be handed out: the message names how many pulls are
+            outstanding, whose recording (or abandoning) lets the algorithm plan the next
+            round. Nothing is written.
+        ProtocolError
+            When the session has stopped (nothing is written).
+        InvalidParameterError
+            When ``count`` is not an integer from 1 to :data:`MAX_COUNT`.
+
+        Examples
+        --------
+        >>> import tempfile, pathlib
+        >>> from fullbandit.sessions import Session
+        >>> path = pathlib.Path(tempfile.mkdtemp()) / "rounds.db"
+        >>> session = Session.start(path, algorithm="sar", n=3, k=1, reward_range=(0, 1), parameters={"budget": 6},
+        ...                         seed=0)
+        >>> [pull.arms for pull in session.next(count=5)]   # SAR's first phase: one sample of each worker
+        [(0,), (1,), (2,)]
+        >>> session.next()
+        Traceback (most recent call last):
+        ...
+        fullbandit.core.algorithm.WaitingForRewards: ...3 pull(s) outstanding (0, 1, 2)...
+        >>> for pull_id, reward in ((0, 1.0), (1, 0.0), (2, 0.5)):
+        ...     session.record(pull_id, [reward])
+        True
+        True
+        True
+        >>> [pull.arms for pull in session.next(count=5)]   # the next phase, planned from the first
+        [(0,), (2,)]
+        >>> session.close()
+        """
         if isinstance(count, bool) or not isinstance(count, numbers.Integral) or not 1 <= count <= MAX_COUNT:
             raise InvalidParameterError(f"count={count!r} must be an integer from 1 to {MAX_COUNT}")
+        refusals: list[WaitingForRewards] = []
 
         def hand_out(algorithm: Algorithm, seq: int, digest: str) -> tuple[list[Pull], int, str]:
             if algorithm.done:
                 raise self._stopped(algorithm, "hands out no more pulls")
-            pulls = [algorithm.ask(max_count=1) for _ in range(int(count))]
+            pulls = []
+            for _ in range(int(count)):
+                try:
+                    pulls.append(algorithm.ask(max_count=1))
+                except WaitingForRewards as waiting:  # refused and unchanged: hand out what is planned
+                    if not pulls:
+                        out = [pull.id for pull in algorithm.pending]
+                        shown = ", ".join(map(str, out[:10])) + (", ..." if len(out) > 10 else "")
+                        refusals.append(WaitingForRewards(
+                            f"session {self.path} cannot hand out a pull yet: {len(out)} pull(s) outstanding "
+                            f"({shown}); recording (or abandoning) them lets {self.created['algorithm']} plan the "
+                            f"next round. The algorithm: {waiting}"))
+                    break
             now = time.time()
             for pull in pulls:
                 seq += 1
@@ -289,7 +343,13 @@ class Session:
                                            pull.count, now)
             return pulls, seq, digest
 
-        return self._write(hand_out)
+        # A refusal of every ask wrote nothing and left the algorithm as it was: it is raised only
+        # after the (empty) commit, so the replayed algorithm is kept for the next call (a client
+        # polling `next` while workers answer does not rebuild the journal each time).
+        pulls = self._write(hand_out)
+        if refusals:
+            raise refusals[0]
+        return pulls
 
     def record(self, pull_id: int, reward) -> bool:
         """Record the observed ``reward`` of pull ``pull_id`` (one number; one per member for semi feedback).
