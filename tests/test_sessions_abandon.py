@@ -114,19 +114,34 @@ def test_a_semi_feedback_retry_compares_the_list(tmp_path):
     session.close()
 
 
-def test_a_retry_is_answered_after_the_session_stopped(tmp_path):
-    session = Session.start(tmp_path / "s.db", **{**ICB, "epsilon": 1.0})
+def test_a_retry_is_answered_after_the_session_stopped_and_an_outstanding_pull_can_be_abandoned(tmp_path):
+    path = tmp_path / "s.db"
+    session = Session.start(path, **{**ICB, "epsilon": 1.0})
     means = [0.9, 0.8, 0.3, 0.2, 0.1]
-    last = None
+    recorded, left = [], []
     while not session.status()["done"]:
-        [last] = session.next()
-        session.record(last.id, sum(means[a] for a in last.arms))
+        for pull in session.next(count=3):  # the rule fires on a record with younger pulls still out
+            if session.status()["done"]:
+                left.append(pull)
+            else:
+                session.record(pull.id, sum(means[a] for a in pull.arms))
+                recorded.append(pull)
     status = session.status()
-    assert status["rule_fired"] and status["pulls_needed"] == 0
+    assert status["rule_fired"] and status["pulls_needed"] == 0 and left
+    last = recorded[-1]
     assert session.record(last.id, sum(means[a] for a in last.arms)) is False
     with pytest.raises(RecordConflict):
         session.record(last.id, 0.0)
+    with pytest.raises(ProtocolError, match="has stopped"):
+        session.record(left[0].id, 1.0)
+    assert session.abandon(left[0].id) is True  # a worker gone after the stop: changes nothing else
+    after = session.status()
+    assert after["abandoned"] == 1 and after["outstanding"] == status["outstanding"] - 1
+    assert {key: value for key, value in after.items() if key not in ("abandoned", "outstanding", "outstanding_ids")} \
+        == {key: value for key, value in status.items() if key not in ("abandoned", "outstanding", "outstanding_ids")}
     session.close()
+    with Session.open(path) as reopened:
+        assert reopened.status() == after
 
 
 # --- status ---------------------------------------------------------------------------------

@@ -33,7 +33,8 @@ replayed, keyed on the ``seq`` and digest of the last event it had seen. When th
 still holds that event with that digest (the digest chains every event before it), only
 the events appended since (by other processes) are replayed; otherwise, and after any
 failed operation, it is rebuilt from the journal's start. A ``record`` then costs the
-digests of the new events, the tell and the fsynced commit (``benchmarks/bench_sessions.py``).
+digests of the new events, the tell and the fsynced commit (``benchmarks/bench_sessions.py``);
+``status`` brings the kept algorithm up to date the same way, in a read transaction.
 
 Examples
 --------
@@ -700,9 +701,11 @@ def pulls_needed(pulls: int, gap_bound: float | None, epsilon: float | None, *, 
                  done: bool) -> int | None:
     """A rough estimate of the pulls still to record before the stopping rule fires (``None``: none).
 
-    Extrapolates as if the gap bound shrank like ``1 / sqrt(pulls)`` (confidence widths of
-    a fixed design do, up to logarithmic factors): after ``pulls * (gap_bound / epsilon) ** 2``
-    pulls it would reach ``epsilon``. 0 once the rule fired; ``None`` without a finite gap
+    Extrapolates as if the gap bound shrank like ``1 / sqrt(pulls)`` (the confidence widths of
+    a fixed design do, up to logarithmic factors: Soare et al. 2014; Kuroki et al. 2020,
+    section 4): after ``pulls * (gap_bound / epsilon) ** 2`` pulls it would reach ``epsilon``.
+    Only an estimate: the gap bound also moves with the estimated gaps, and an adaptive
+    algorithm's design changes as it goes. 0 once the rule fired; ``None`` without a finite gap
     bound, with ``epsilon`` 0, before the first pull, or once stopped for another reason.
 
     >>> from fullbandit.sessions.session import pulls_needed
