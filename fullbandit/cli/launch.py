@@ -11,8 +11,9 @@ this module's, and it has three stretches:
    :func:`take_over`; a program that merely imports the library gets its handler back, and a
    Ctrl-C held meanwhile is delivered to it then.
 2. From :func:`take_over` until the command line is imported -- the rest of the import machinery,
-   the script's own lines, and :mod:`fullbandit.cli` with numpy, scipy and the algorithms (about
-   half a second) -- SIGINT ends the process at once from the handler (:func:`stop`). No
+   the script's own lines, :mod:`fullbandit.cli.main` and the module of the sub-command named
+   (:func:`fullbandit.cli.main.import_command`: ``session`` brings numpy, ``solve`` pandas too)
+   -- SIGINT ends the process at once from the handler (:func:`stop`). No
    ``KeyboardInterrupt`` is raised inside third-party imports, where it could be swallowed by a
    broad ``except`` or reported as "Exception ignored".
 3. :func:`main` gives the program's handler back before it runs the command line, inside a
@@ -72,8 +73,10 @@ def _give_back() -> None:
 def main() -> int:
     """Import the command line and run it; exit status 130 and one line if Ctrl-C ends it."""
     try:
+        from fullbandit.cli.main import import_command
         from fullbandit.cli.main import main as command_line
 
+        import_command(sys.argv[1:])  # still start-up: the sub-command's imports end at once on Ctrl-C
         _give_back()
         return command_line()
     except KeyboardInterrupt:

@@ -3,19 +3,81 @@
 Thin by design: each sub-command module parses its options, calls the library and prints.
 Errors a user can fix end with one line on stderr and exit status 2; Ctrl-C ends with
 exit status 130 and no traceback.
+
+The parser imports only the sub-command the command line names (:func:`build_parser` with
+``argv``): ``fullbandit --help`` lists every sub-command from :data:`COMMANDS` without importing
+one, and ``fullbandit session record`` does not import what ``solve`` or ``dks`` need (numpy's
+neighbours: scipy, pandas, networkx, every algorithm). Within a sub-command, the options
+generated from every algorithm's declarations are added only when the parser that holds them is
+used (:class:`CommandParser`), so that ``session record`` does not import every algorithm to
+build the options of ``session start``.
+
+Examples
+--------
+>>> from fullbandit.cli.main import build_parser, named_command
+>>> named_command(["--version"]), named_command(["session", "record", "s.db"]), named_command(["nope"])
+(None, 'session', None)
+>>> parser = build_parser(["bench", "--list"])     # bench built in full, the others as their names
+>>> sorted(parser.parse_args(["bench", "--list"]).__dict__.items())[:2]
+[('command', 'bench'), ('jobs', 1)]
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
+from collections.abc import Callable, Sequence
 
-from fullbandit.cli import bench, dks, plan, session, solve
 from fullbandit.cli.exits import interrupted, reader_gone, version
-from fullbandit.util.validation import InvalidParameterError
 
-COMMANDS = {"solve": solve, "bench": bench, "dks": dks, "session": session, "plan": plan}
+#: The sub-commands, in the order of the help: name -> (module, the line ``fullbandit --help`` shows).
+#: The line is the module's own (its ``add_parser`` passes it as ``help``), written here too so that
+#: the help lists the commands without importing them; tests/test_startup.py checks that they agree.
+COMMANDS = {
+    "solve": ("fullbandit.cli.solve",
+              "pick the best team of k workers on an embedded crowdsourcing data set or your own files"),
+    "bench": ("fullbandit.cli.bench", "run a named benchmark suite and write its CSV and PNG"),
+    "dks": ("fullbandit.cli.dks", "run densest-k-subgraph oracles on a graph and certify their ratios"),
+    "session": ("fullbandit.cli.session", "a live team search stored in a SQLite file"),
+    "plan": ("fullbandit.cli.plan", "estimate what a campaign would cost, from prior accuracies"),
+}
 EXIT_USAGE = 2
+
+
+class CommandParser(argparse.ArgumentParser):
+    """An argument parser that completes itself when it is first used (it parses, or formats its help or usage).
+
+    :meth:`defer` takes a function that adds arguments to this parser; it runs before the parser is
+    used, and never if it is not. The sub-parsers of a :class:`CommandParser` are ones too, so an
+    action's parser (``session start``) can defer the options it generates from every registered
+    algorithm until that action is the one parsed.
+    """
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.deferred: list[Callable[[], object]] = []
+
+    def defer(self, complete: Callable[[], object]) -> None:
+        """Run ``complete()`` (which adds arguments to this parser) before the parser is first used."""
+        self.deferred.append(complete)
+
+    def complete(self) -> None:
+        """Run the deferred functions, in the order they were given, once."""
+        while self.deferred:
+            self.deferred.pop(0)()
+
+    def parse_known_args(self, args=None, namespace=None):
+        self.complete()
+        return super().parse_known_args(args, namespace)
+
+    def format_usage(self) -> str:
+        self.complete()
+        return super().format_usage()
+
+    def format_help(self) -> str:
+        self.complete()
+        return super().format_help()
 
 
 class _Version(argparse.Action):
@@ -29,21 +91,47 @@ class _Version(argparse.Action):
         parser.exit()
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``fullbandit`` argument parser with every sub-command."""
-    parser = argparse.ArgumentParser(prog="fullbandit", description=__doc__.split("\n")[0])
+def named_command(argv: Sequence[str]) -> str | None:
+    """The sub-command ``argv`` names: its first word that is no option (``fullbandit``'s own take no value)."""
+    word = next((word for word in argv if not word.startswith("-")), None)
+    return word if word in COMMANDS else None
+
+
+def import_command(argv: Sequence[str]):
+    """The module of the sub-command ``argv`` names, imported (``None`` if it names none)."""
+    name = named_command(argv)
+    return None if name is None else importlib.import_module(COMMANDS[name][0])
+
+
+def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
+    """The ``fullbandit`` argument parser: every sub-command, or only the one ``argv`` names.
+
+    With ``argv``, the sub-command it names is built by its module and every other is its name and
+    line of help only (enough for ``fullbandit --help`` and for refusing an unknown command); without,
+    every sub-command is built.
+    """
+    parser = CommandParser(prog="fullbandit", description=__doc__.split("\n")[0])
     parser.add_argument("--version", action=_Version, help="print the version of fullbandit and exit")
     commands = parser.add_subparsers(dest="command", required=True)
-    for module in COMMANDS.values():
-        module.add_parser(commands)
+    named = None if argv is None else named_command(argv)
+    for name, (module, help_) in COMMANDS.items():
+        if argv is None or name == named:
+            importlib.import_module(module).add_parser(commands)
+        else:
+            commands.add_parser(name, help=help_)
     return parser
 
 
 def main(argv=None) -> int:
     """Run the command line with ``argv`` (default: ``sys.argv[1:]``) and return the exit status."""
-    args = build_parser().parse_args(argv)
+    argv = sys.argv[1:] if argv is None else list(argv)
+    args = build_parser(argv).parse_args(argv)
+    # Imported here, not at the top: it brings numpy, which ``fullbandit --help`` does without (every
+    # sub-command's module has imported it by now).
+    from fullbandit.util.validation import InvalidParameterError
+
     try:
-        status = COMMANDS[args.command].run(args)
+        status = importlib.import_module(COMMANDS[args.command][0]).run(args)
         sys.stdout.flush()  # here, where a closed pipe can be answered, not at the interpreter's exit
         return status
     except (InvalidParameterError, TypeError) as error:

@@ -58,6 +58,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from fullbandit.cli.main import CommandParser
 from fullbandit.core import registry
 from fullbandit.core.params import REWARD_RANGE, SEED, SUPERARMS, Instance, Interval, Options
 from fullbandit.util.validation import InvalidParameterError
@@ -400,25 +401,37 @@ def add_algorithm_options(parser: argparse.ArgumentParser, *, question: Mapping[
     ``question``: parameters that belong to the question (their default when not given, see
     the module docstring); ``exclude``: parameters the command sets through options of its own.
     A parameter whose ``--name`` the command already uses is offered as ``--param-name``.
+
+    On a :class:`fullbandit.cli.main.CommandParser` the options are added when ``parser`` is first
+    used (they import every registered algorithm, which ``session record`` does without, though it
+    builds the parser of ``session start``); the command adds its own options before, as the clash
+    rule above needs anyway.
     """
-    question = dict(question or {})
-    specs = registry.specs()
-    group = parser.add_argument_group(
-        "algorithm parameters", "Generated from the algorithms' declarations; each is passed to the chosen algorithm "
-                                "only if it takes it, and an option it does not take is refused. Not given: the "
-                                "algorithm's own default.")
-    flags = {}
-    for name in parameter_names(specs):
-        if name in exclude:
-            continue
-        forms = [form for spec in specs if name in spec.options for form in spec.constraints(name)]
-        metavar, help_ = _metavar(forms), help_text(name, specs, question.get(name))
-        try:
-            group.add_argument(flag(name), dest=DEST + name, default=None, metavar=metavar, help=help_)
-            flags[name] = flag(name)
-        except argparse.ArgumentError:  # the command's own option: the parameter gets a prefixed one
-            flags[name] = CLASH_PREFIX + name.replace("_", "-")
-            group.add_argument(flags[name], dest=DEST + name, default=None, metavar=metavar, help=help_)
+    question, exclude = dict(question or {}), frozenset(exclude)
+    flags: dict[str, str] = {}  # filled when the options are added, before any parse reads them
     options = AlgorithmOptions(flags, question)
     parser.set_defaults(algorithm_options=options)
+
+    def add() -> None:
+        specs = registry.specs()
+        group = parser.add_argument_group(
+            "algorithm parameters", "Generated from the algorithms' declarations; each is passed to the chosen "
+                                    "algorithm only if it takes it, and an option it does not take is refused. Not "
+                                    "given: the algorithm's own default.")
+        for name in parameter_names(specs):
+            if name in exclude:
+                continue
+            forms = [form for spec in specs if name in spec.options for form in spec.constraints(name)]
+            metavar, help_ = _metavar(forms), help_text(name, specs, question.get(name))
+            try:
+                group.add_argument(flag(name), dest=DEST + name, default=None, metavar=metavar, help=help_)
+                flags[name] = flag(name)
+            except argparse.ArgumentError:  # the command's own option: the parameter gets a prefixed one
+                flags[name] = CLASH_PREFIX + name.replace("_", "-")
+                group.add_argument(flags[name], dest=DEST + name, default=None, metavar=metavar, help=help_)
+
+    if isinstance(parser, CommandParser):
+        parser.defer(add)
+    else:
+        add()
     return options

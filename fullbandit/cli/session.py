@@ -27,7 +27,6 @@ import sys
 from pathlib import Path
 
 from fullbandit.cli.options import add_algorithm_options, algorithm_name
-from fullbandit.cli.solve import check_takes_prior, graded_prior
 from fullbandit.core import registry
 from fullbandit.core.algorithm import Pull
 from fullbandit.core.priors import PriorObservations
@@ -192,6 +191,10 @@ def read_workers(args) -> tuple[list[str] | None, list[str] | None]:
 
 def start_session(args) -> None:
     """``session start``: the store, for the chosen algorithm with the options given (every other from its class)."""
+    # Imported here, not at the top: fullbandit.cli.solve brings the data sets (pandas) and the run loop,
+    # which the other actions do without.
+    from fullbandit.cli.solve import check_takes_prior
+
     spec = registry.get(args.algorithm)
     parameters = args.algorithm_options.parameters(spec, args)  # refused before any file is read
     for option in ("prior_answers", "prior_pulls"):
@@ -215,6 +218,8 @@ def read_prior(args, workers: list[str] | None) -> PriorObservations | None:
     names = workers if workers is not None else [str(i) for i in range(args.n or 0)]
     if args.prior_pulls is not None:
         return PriorObservations.read_export(args.prior_pulls, names)
+    from fullbandit.cli.solve import graded_prior  # here, not at the top: see start_session
+
     return graded_prior(args.prior_answers, args.prior_gold, names, "this session")
 
 

@@ -11,7 +11,9 @@ with the code.
 Where the entries come from
 ---------------------------
 * the algorithm families of this package (:data:`BUILTIN`: ``ALGORITHMS`` of
-  :mod:`fullbandit.full` and :mod:`fullbandit.semi`), loaded by name at the first look-up;
+  :mod:`fullbandit.full` and :mod:`fullbandit.semi`), loaded by name: a look-up of one built-in
+  entry by its name (:func:`get`) imports that algorithm's module only (:data:`BUILTIN_ENTRIES`),
+  and every other look-up, listing or registration loads them all, once;
 * the entry point group ``fullbandit.algorithms`` of every installed distribution: each entry
   names an :class:`Algorithm` subclass, an :class:`AlgorithmSpec` or a sequence of them, e.g. in a
   plugin's ``pyproject.toml``::
@@ -42,7 +44,6 @@ import importlib
 import warnings
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from types import MappingProxyType
 from typing import Any
 
@@ -52,6 +53,24 @@ from fullbandit.util.validation import InvalidParameterError
 
 #: The algorithm families of this package: ``module:attribute`` of a sequence of algorithms, loaded by name.
 BUILTIN = ("fullbandit.full:ALGORITHMS", "fullbandit.semi:ALGORITHMS")
+#: Where each built-in entry is declared, by its name: ``module:attribute`` of the class (or of the
+#: :class:`AlgorithmSpec` of a configuration). :func:`get` imports that one module, so that a command that
+#: needs one algorithm -- ``fullbandit session record`` replaying its store -- does not import every
+#: other with its dependencies. The names are the classes' own; tests/test_startup.py checks this table
+#: against the families of :data:`BUILTIN`, so that it cannot drift from them.
+BUILTIN_ENTRIES = {
+    "saqm": "fullbandit.full.saqm:SAQM", "safoa": "fullbandit.full.safoa:SAFOA",
+    "safoa-heuristic": "fullbandit.full.safoa:SAFOA_HEURISTIC", "icb": "fullbandit.full.icb:ICB",
+    "exhaustive": "fullbandit.full.exhaustive:Exhaustive", "swap": "fullbandit.full.swap:SwapBound",
+    "phased": "fullbandit.full.phased:PhasedSwap",
+    "uniform": "fullbandit.semi.sar:Uniform", "sar": "fullbandit.semi.sar:SAR", "nsar": "fullbandit.semi.sar:NSAR",
+    "optmai": "fullbandit.semi.optmai:OptMAI", "adaptive-topk": "fullbandit.semi.adaptive_topk:AdaptiveTopK",
+    "adaptive-topk-budget": "fullbandit.semi.adaptive_topk:AdaptiveTopKBudget", "lucb": "fullbandit.semi.lucb:LUCB",
+    "clucb-pac": "fullbandit.semi.lucb:CLUCB", "lsa": "fullbandit.semi.thresholding:LSA",
+    "apt": "fullbandit.semi.thresholding:APT", "ucbe": "fullbandit.semi.thresholding:UCBE",
+    "opt-kg": "fullbandit.semi.thresholding:OptKG",
+    "threshold-uniform": "fullbandit.semi.thresholding:ThresholdUniform", "at-lucb": "fullbandit.semi.at_lucb:ATLUCB",
+}
 #: The entry point group through which installed distributions add algorithms.
 ENTRY_POINT_GROUP = "fullbandit.algorithms"
 
@@ -180,6 +199,7 @@ class AlgorithmSpec:
 
 _REGISTRY: dict[str, AlgorithmSpec] = {}
 _LOADED = False
+_PLUGINS: list[tuple[str, AlgorithmSpec]] | None = None  # the entry points' entries, with each point's value
 
 
 def _entries(value, source: str) -> list[AlgorithmSpec]:
@@ -202,6 +222,41 @@ def _load_reference(reference: str):
     return value
 
 
+def _builtin(name: str) -> AlgorithmSpec | None:
+    """The built-in entry ``name`` alone (its module and what that imports), or ``None`` if the table is wrong."""
+    reference = BUILTIN_ENTRIES[name]
+    found = [spec for spec in _entries(_load_reference(reference), reference) if spec.name == name]
+    return found[0] if found else None
+
+
+def _plugins() -> list[tuple[str, AlgorithmSpec]]:
+    """The entries of the group ``fullbandit.algorithms``, each with its entry point's value, loaded once.
+
+    A broken plug-in is skipped with a warning.
+    """
+    global _PLUGINS
+    if _PLUGINS is not None:
+        return _PLUGINS
+    # Imported here, not at the top: importlib.metadata takes 20-40 ms to import (email, zipfile, csv), which
+    # a look-up of a built-in entry by name does without.
+    from importlib.metadata import entry_points
+
+    plugins: list[tuple[str, AlgorithmSpec]] = []
+    seen: set[str] = set()
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        if point.value in BUILTIN or point.value in seen:  # an installed copy of this package, or a duplicate
+            continue
+        seen.add(point.value)
+        try:
+            plugins.extend((point.value, spec) for spec in _entries(point.load(), f"entry point {point.name} = "
+                                                                                  f"{point.value}"))
+        except Exception as error:  # a broken plugin must not take the toolkit down with it
+            warnings.warn(f"fullbandit: the algorithm plug-in {point.name} = {point.value} is skipped: {error}",
+                          stacklevel=3)
+    _PLUGINS = plugins
+    return plugins
+
+
 def _load() -> None:
     """Fill the registry from the built-in families, then from the entry points, once."""
     global _LOADED
@@ -212,23 +267,12 @@ def _load() -> None:
     for reference in BUILTIN:
         for spec in _entries(_load_reference(reference), reference):
             loaded[spec.name] = spec
-    seen: set[str] = set()
-    for point in entry_points(group=ENTRY_POINT_GROUP):
-        if point.value in BUILTIN or point.value in seen:  # an installed copy of this package, or a duplicate
+    for value, spec in _plugins():
+        if spec.name in loaded and loaded[spec.name].cls is not spec.cls:
+            warnings.warn(f"fullbandit: the algorithm plug-in {value} names {spec.name!r}, which is taken by "
+                          f"{loaded[spec.name].cls.__qualname__}; it is skipped", stacklevel=2)
             continue
-        seen.add(point.value)
-        try:
-            specs = _entries(point.load(), f"entry point {point.name} = {point.value}")
-        except Exception as error:  # a broken plugin must not take the toolkit down with it
-            warnings.warn(f"fullbandit: the algorithm plug-in {point.name} = {point.value} is skipped: {error}",
-                          stacklevel=2)
-            continue
-        for spec in specs:
-            if spec.name in loaded and loaded[spec.name].cls is not spec.cls:
-                warnings.warn(f"fullbandit: the algorithm plug-in {point.value} names {spec.name!r}, which is taken by "
-                              f"{loaded[spec.name].cls.__qualname__}; it is skipped", stacklevel=2)
-                continue
-            loaded[spec.name] = spec
+        loaded[spec.name] = spec
     for name, spec in loaded.items():  # entries a program registered before the first look-up come first
         _REGISTRY.setdefault(name, spec)
 
@@ -252,11 +296,24 @@ def register(spec: AlgorithmSpec | type[Algorithm], *, replace: bool = False) ->
 
 def unregister(name: str) -> None:
     """Remove an entry (for plug-ins and tests)."""
+    _load()  # every entry first: a built-in one loaded later would come back
     del _REGISTRY[get(name).name]
 
 
 def get(name: str) -> AlgorithmSpec:
-    """The entry called ``name``, or the default configuration of the class called ``name`` (``"OptKG"``)."""
+    """The entry called ``name``, or the default configuration of the class called ``name`` (``"OptKG"``).
+
+    A built-in entry's name, before anything loaded every entry, imports that algorithm's module only
+    (:data:`BUILTIN_ENTRIES`): the same entry a full load finds, since a plug-in cannot take a built-in's
+    name and :func:`register` loads every entry before it adds one.
+    """
+    if name in _REGISTRY:
+        return _REGISTRY[name]
+    if not _LOADED and name in BUILTIN_ENTRIES:
+        spec = _builtin(name)
+        if spec is not None:
+            _REGISTRY[name] = spec  # kept: the full load keeps an entry already there
+            return spec
     _load()
     if name in _REGISTRY:
         return _REGISTRY[name]
@@ -269,7 +326,13 @@ def get(name: str) -> AlgorithmSpec:
 
 def names(*, feedback: str | None = None, guarantee: str | None = None, setting: str | None = None,
           problem: DecisionClass | None = None) -> tuple[str, ...]:
-    """Registered names, sorted, filtered by tags (and by support of ``problem``'s class)."""
+    """Registered names, sorted, filtered by tags (and by support of ``problem``'s class).
+
+    Every name, unfiltered, is listed without importing the algorithms (the command line's help lists
+    them): the built-in table's, the plug-ins' and any a program registered.
+    """
+    if not _LOADED and feedback is None and guarantee is None and setting is None and problem is None:
+        return tuple(sorted(set(BUILTIN_ENTRIES) | {spec.name for _, spec in _plugins()} | set(_REGISTRY)))
     _load()
     return tuple(sorted(name for name, spec in _REGISTRY.items()
                         if (feedback is None or spec.feedback == feedback)

@@ -26,7 +26,6 @@ Examples
 from __future__ import annotations
 
 import numpy as np
-from scipy.linalg import lapack
 
 #: Relative pivot size below which a Gram matrix counts as singular: ``min pivot^2 <= tol * max A_ii``
 #: (``min pivot^2 >= lambda_min(A)``, so a tiny pivot means rank < n).
@@ -65,6 +64,10 @@ def cholesky_inverse(gram: np.ndarray) -> np.ndarray:
     ...
     fullbandit.linalg.spectrum.SingularMatrixError: the matrix is singular or not positive definite
     """
+    # Imported here, not at the top: scipy.linalg is a tenth of a second of a command's start-up (a session
+    # command that never checks the stopping rule needs none of it); once imported, this costs ~0.5 us.
+    from scipy.linalg import lapack
+
     # A symmetric matrix's transpose is itself, and is Fortran-ordered: LAPACK reads it without a copy.
     factor, info = lapack.dpotrf(gram.T, lower=1, clean=0)
     diagonal = np.diag(factor)

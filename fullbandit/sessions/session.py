@@ -81,7 +81,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from fullbandit.core import registry
 from fullbandit.core.algorithm import Algorithm, ProtocolError, Pull, WaitingForRewards
@@ -89,7 +88,6 @@ from fullbandit.core.journal import ABANDON, replay_ask, replay_tell
 from fullbandit.core.priors import PriorObservations
 from fullbandit.core.result import STOPPING_RULE
 from fullbandit.core.rewards import check_reward
-from fullbandit.datasets.groups import partition_matroid_from_column
 from fullbandit.full.static import RANGE_TOLERANCE
 from fullbandit.problems.classes import DecisionClass, PartitionMatroid, Thresholding, TopK, decision_class_from_dict
 from fullbandit.sessions import store
@@ -818,6 +816,12 @@ def session_problem(spec: registry.AlgorithmSpec, names: list[str], *, k=None, t
                                         f"that do: {', '.join(takers)}")
         if isinstance(groups, str | bytes) or not isinstance(groups, Sequence) or len(groups) != len(names):
             raise InvalidParameterError(f"groups must hold one group label per worker ({len(names)}), got {groups!r}")
+        # Imported here, not at the top: pandas is a third of a second of every session command's start-up,
+        # and only a session with group caps needs it.
+        import pandas as pd
+
+        from fullbandit.datasets.groups import partition_matroid_from_column
+
         table = pd.DataFrame({"worker": names, "group": [None if label is None else str(label) for label in groups]})
         problem, _ = partition_matroid_from_column(names, table, "group", k=k, at_most=at_most)
     if not spec.supports(problem):

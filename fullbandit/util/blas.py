@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 from collections.abc import Iterator
 
 from fullbandit.util.validation import InvalidParameterError
@@ -36,7 +37,8 @@ from fullbandit.util.validation import InvalidParameterError
 ENVIRONMENT_VARIABLE = "FULLBANDIT_BLAS_THREADS"
 DEFAULT_BLAS_THREADS = 1
 
-_controller = None  # a threadpoolctl.ThreadpoolController, made at the first limited call
+_controller = None  # a threadpoolctl.ThreadpoolController, made at the first limited call (again once scipy is in)
+_knows_scipy = False  # whether _controller was made with scipy.linalg imported, so it holds scipy's BLAS too
 
 
 def _parse(value, source: str) -> int | None:
@@ -99,17 +101,19 @@ def set_blas_threads(threads: int | None) -> int | None:
 def limited_blas() -> Iterator[None]:
     """Run the block with BLAS limited to :func:`blas_threads` threads (a no-op when ``None``).
 
-    The first call loads threadpoolctl and records the BLAS libraries then loaded (numpy's
-    and scipy's, which :mod:`fullbandit.linalg.spectrum` imports); later calls cost about 30
-    microseconds.
+    The first call loads threadpoolctl and records the BLAS libraries then loaded (numpy's, and
+    scipy's once :mod:`fullbandit.linalg.spectrum` has imported scipy.linalg: the first call after
+    that records them again); later calls cost about 30 microseconds. scipy is not imported here,
+    so a process that needs none of it (``fullbandit session record`` replaying a journal) does
+    not load it; the one block in which it is first imported runs scipy's BLAS unlimited.
     """
-    global _controller
+    global _controller, _knows_scipy
     if _threads is None:
         yield
         return
-    if _controller is None:
-        import scipy.linalg  # noqa: F401 - load scipy's BLAS before the libraries are recorded
+    if _controller is None or (not _knows_scipy and "scipy.linalg" in sys.modules):
         from threadpoolctl import ThreadpoolController
+        _knows_scipy = "scipy.linalg" in sys.modules
         _controller = ThreadpoolController()
     with _controller.limit(limits=_threads, user_api="blas"):
         yield
