@@ -10,15 +10,11 @@ import urllib.request
 from contextlib import contextmanager
 
 import numpy as np
-import pytest
 
 from fullbandit.sessions import Session
 from fullbandit.sessions.http import make_server
 
 MEANS = [0.9, 0.8, 0.3, 0.2, 0.1]
-# TEMPORARY, removed once s22-core is merged: a server shares one Session between its threads.
-needs_shared_session = pytest.mark.skipif(not hasattr(Session, "abandon"), reason="the thread-safe Session with "
-                                          "abandon/idempotent record (branch s22-core) is not merged yet")
 
 
 def new_store(tmp_path, name="s", **overrides):

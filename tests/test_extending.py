@@ -24,12 +24,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_frontends import solve_parameters, valid_texts
+from test_frontends import solve_option, solve_parameters, valid_texts
 from test_swap_pac import tolerance
 
 import fullbandit as fb
 from fullbandit.cli.main import main
-from fullbandit.cli.options import flag
 from fullbandit.core import registry
 from fullbandit.core.algorithm import ProtocolError
 from fullbandit.core.conformance import check_algorithm
@@ -148,7 +147,7 @@ def test_every_parameter_of_an_example_is_settable_from_the_command_line(example
              for form in spec.constraints(option) for text, value in valid_texts(form, spec.defaults().get(option))]
     assert {option for option, _, _ in cases} == set(spec.options) - {"seed"}
     for option, text, value in cases:
-        _, parameters = solve_parameters(["--algorithm", name, f"{flag(option)}={text}"])
+        _, parameters = solve_parameters(["--algorithm", name, f"{solve_option(option)}={text}"])
         assert parameters[option] == value and set(parameters) <= {option, "epsilon"}, option  # epsilon: the question's
 
 

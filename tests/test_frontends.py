@@ -46,6 +46,11 @@ def solve_parameters(argv: list[str]) -> tuple[registry.AlgorithmSpec, dict]:
     return spec, solve.algorithm_parameters(spec, args)
 
 
+def solve_option(name: str) -> str:
+    """The option string of parameter ``name`` in ``fullbandit solve`` (``--param-NAME`` where solve has its own)."""
+    return build_parser().parse_args(["solve"]).algorithm_options.option(name)
+
+
 def stored(algorithm: Algorithm) -> dict:
     """The built algorithm's parameters but the problem and the seed."""
     return {name: value for name, value in algorithm.get_params().items() if name not in ("problem", "seed")}
@@ -175,8 +180,7 @@ def test_every_declared_form_of_every_parameter_has_a_case():
 def test_every_parameter_can_be_set_from_the_command_line(algorithm, name, text, value):
     option = f"{options_module.flag(name)}={text}"  # "=": a text such as -1,2.5 is no option
     # solve's own --reward-range LOW HIGH is a session's declaration: the parameter is --param-reward-range there
-    solve_option = f"--param-reward-range={text}" if name == "reward_range" else option
-    spec, parameters = solve_parameters(["--algorithm", algorithm, solve_option])
+    spec, parameters = solve_parameters(["--algorithm", algorithm, f"{solve_option(name)}={text}"])
     assert parameters[name] == value and type(parameters[name]) is type(value)
     built = spec.build(problem_of(spec), seed=0, **parameters)
     assert built.get_params()[name] == value

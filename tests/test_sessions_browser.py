@@ -8,15 +8,14 @@ import subprocess
 
 import numpy as np
 import pytest
-from http_helpers import needs_shared_session, running
+from http_helpers import running
 
 from fullbandit.sessions import Session
 
 CHROMIUM = next((found for name in ("chromium", "chromium-browser", "google-chrome")
                  if (found := shutil.which(name))), None)
-no_chromium = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (CI has none): the browser test "
-                                                          "needs `chromium` on PATH")
-pytestmark = [needs_shared_session, no_chromium]
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed (CI has none): the browser test "
+                                                         "needs `chromium` on PATH")
 WORKERS = ["ada", "bo", "cy", "di", "ed", "fay"]
 MEANS = [0.9, 0.85, 0.5, 0.4, 0.2, 0.1]
 

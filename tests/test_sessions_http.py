@@ -15,7 +15,6 @@ from http_helpers import (
     chunked,
     exchange,
     fill,
-    needs_shared_session,
     new_store,
     raw_connection,
     read_response,
@@ -29,7 +28,7 @@ from fullbandit.sessions import http as http_module
 from fullbandit.sessions import page as page_module
 from fullbandit.sessions.http import make_server
 
-pytestmark = needs_shared_session  # TEMPORARY (see http_helpers)
+
 def export_text(path):
     text = io.StringIO()
     with Session.open(path) as session:

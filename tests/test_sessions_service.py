@@ -5,7 +5,7 @@ import json
 import re
 
 import pytest
-from http_helpers import answer, call, fill, needs_shared_session, new_store, running
+from http_helpers import answer, call, fill, new_store, running
 
 from fullbandit.sessions import Session
 from fullbandit.sessions.endpoints import ENDPOINTS, route_table
@@ -13,7 +13,7 @@ from fullbandit.sessions.http import make_server
 from fullbandit.sessions.page import plot_svg, status_page
 from fullbandit.util.validation import InvalidParameterError
 
-pytestmark = needs_shared_session  # TEMPORARY (see http_helpers)
+
 # --- several campaigns --------------------------------------------------------------------------------------------
 def test_several_stores_are_campaigns_by_name_and_the_bare_routes_need_exactly_one(tmp_path):
     first, second = new_store(tmp_path, "first"), new_store(tmp_path, "second", seed=8)

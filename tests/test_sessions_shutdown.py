@@ -8,14 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from http_helpers import answer, needs_shared_session, new_store, raw_connection, read_response, request, running
+from http_helpers import answer, new_store, raw_connection, read_response, request, running
 
 from fullbandit.sessions import Session
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-pytestmark = needs_shared_session  # TEMPORARY (see http_helpers)
 def start_server(*stores):
     """``fullbandit session serve STORES --port 0`` in a new process, and its URL (read from its first line)."""
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}

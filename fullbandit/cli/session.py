@@ -1,9 +1,10 @@
 """``fullbandit session``: a live team search stored in a SQLite file (:class:`fullbandit.sessions.Session`).
 
 ``start`` creates the store, ``next`` prints teams to try, ``record`` stores an observed
-reward, ``status`` shows the stopping statistic against epsilon, ``export`` writes the
-observations as CSV, ``serve`` offers the same over HTTP
-(:mod:`fullbandit.sessions.http`). A refused command exits with status 2 and changes nothing.
+reward (again with the same reward: a no-op), ``abandon`` gives back a pull that will never be
+answered (its team is handed out again; never abandon because of an answer), ``status`` shows
+the stopping statistic against epsilon, ``export`` writes the observations as CSV, ``serve``
+offers the same over HTTP (:mod:`fullbandit.sessions.http`). A refused command exits with status 2 and changes nothing.
 
 ``start`` takes any registered algorithm. The question follows its declared decision classes:
 ``--k`` for a team, ``--threshold`` for a thresholding algorithm, and group caps
@@ -81,6 +82,10 @@ def add_parser(commands) -> None:
     record.add_argument("--reward", required=True,
                         help="the observed reward: one number (full feedback, or a one-member pull); semi feedback: "
                              "one per member, comma-separated or a JSON list")
+    abandon = actions.add_parser("abandon", help="give back a pull that will never be answered (its team is "
+                                                 "handed out again)")
+    abandon.add_argument("store")
+    abandon.add_argument("--pull", type=int, required=True, help="the pull id printed by `next`")
     status = actions.add_parser("status", help="pulls so far, best team, stopping statistic")
     status.add_argument("store")
     status.add_argument("--json", action="store_true", help="print the status as JSON")
@@ -254,8 +259,16 @@ def run(args) -> int:
                       "abandoned): the end of a round it plans the next one from, or of its budget", file=sys.stderr)
         elif args.action == "record":
             pull = session.pull(args.pull)
-            session.record(args.pull, parse_reward(args.reward, pull, session.feedback, session.created["workers"]))
-            print(f"recorded pull {args.pull}")
+            reward = parse_reward(args.reward, pull, session.feedback, session.created["workers"])
+            if session.record(args.pull, reward):
+                print(f"recorded pull {args.pull}")
+            else:  # a retry: nothing written (another reward is a RecordConflict, exit 2)
+                print(f"pull {args.pull} was already recorded with this reward")
+        elif args.action == "abandon":
+            if session.abandon(args.pull):
+                print(f"abandoned pull {args.pull}")
+            else:
+                print(f"pull {args.pull} was already abandoned")
         elif args.action == "status":
             status = session.status()
             if args.json:

@@ -57,6 +57,7 @@ class Tracker:
         # Keys use the weights as given: T_i / w_i == T_j / w_j as rationals then gives equal
         # floats (division is correctly rounded), so exact ties really go to the lower index.
         self._weights = [float(w) for w in weights]
+        self._uniform = len(set(self._weights)) == 1
         if counts is None:
             self.counts = np.zeros(weights.size, dtype=np.int64)
         else:
@@ -110,7 +111,9 @@ class Tracker:
         The counts reached are those of ``total - counts.sum()`` calls of :meth:`advance`.
         With equal weights (round robin) they are computed in one step: every member is
         then within one pull of the others, and the next ones in line are the members with
-        the fewest pulls, lowest index first.
+        the fewest pulls, lowest index first. A few pulls (fewer than one in eight members)
+        go through :meth:`advance` (O(log m) each) rather than that O(m) step: a live session
+        handing out pulls past a check plans one pull at a time.
 
         Parameters
         ----------
@@ -134,7 +137,7 @@ class Tracker:
         total = check_int("total", total, low=int(self.counts.sum()))
         before = self.counts.copy()
         missing = total - int(before.sum())
-        if missing and len(set(self._weights)) == 1:
+        if missing and self._uniform and 8 * missing >= before.size:
             order = np.lexsort((np.arange(before.size), before))  # fewest pulls first, then index
             passes, extra = divmod(missing, before.size)
             added = np.full(before.size, passes, dtype=np.int64)

@@ -30,16 +30,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from fullbandit.core.algorithm import ProtocolError, WaitingForRewards
+from fullbandit.core.algorithm import WaitingForRewards
 from fullbandit.sessions.campaigns import NAME_PATTERN, NAME_RULE, Campaign, Campaigns
 from fullbandit.sessions.openapi import describe
-from fullbandit.sessions.session import MAX_COUNT
-
-try:  # TEMPORARY until s22-core is merged (the Session contract the server is written against)
-    from fullbandit.sessions.session import RecordConflict
-except ImportError:  # pragma: no cover - removed when s22-core is merged
-    class RecordConflict(ProtocolError):  # type: ignore[no-redef]
-        """Stand-in until merged."""
+from fullbandit.sessions.session import MAX_COUNT, RecordConflict
 
 #: The fields of ``POST /start``: :meth:`Session.start`'s arguments (``parameters``: the algorithm's, by name).
 START_FIELDS = ("algorithm", "n", "workers", "k", "threshold", "groups", "at_most", "parameters", "reward_range",

@@ -1,22 +1,40 @@
 """A live team search stored in SQLite: hand out pulls, record rewards, survive crashes.
 
 The journal is the truth. Every operation brings the algorithm up to the journal's last
-event under SQLite's write lock, applies the new ask or tell to that state *first*, and
-only then appends the row in the same transaction: a call the algorithm refuses leaves no
+event under SQLite's write lock, applies the new ask, tell or abandon to that state *first*,
+and only then appends the row in the same transaction: a call the algorithm refuses leaves no
 trace, and two processes never build on the same stale state.
 
 The journal holds what a saved run's record holds (:mod:`fullbandit.core.journal`): the registry
-name, parameters and seed (``meta``), then every ask and tell, replayed through the same
-functions (:func:`fullbandit.core.journal.replay_ask`, :func:`~fullbandit.core.journal.replay_tell`).
-No copy of the algorithm's working state is kept: a process that opens the store builds the
-algorithm and replays the journal, so every process computes the same run bit for bit.
+name, parameters and seed (``meta``), then every ask, tell and abandon, replayed through the same
+functions (:func:`fullbandit.core.journal.replay_ask`, :func:`~fullbandit.core.journal.replay_tell`,
+:meth:`fullbandit.core.algorithm.Algorithm.abandon`). No copy of the algorithm's working state is
+kept: a process that opens the store builds the algorithm and replays the journal (one pass that
+also checks every digest), so every process computes the same run bit for bit.
+
+A pull that will never be answered (a worker who left, a timeout) is given back with
+:meth:`Session.abandon`: its team returns to the design and is handed out again later as a
+new pull. The rule that keeps the guarantee: whether a pull is abandoned must not depend on
+its answer, which is never seen. Rewards are recorded in the order the pulls were handed out
+(:meth:`fullbandit.core.algorithm.Algorithm.tell` explains why), so the recorded data stay
+those of pulls chosen without reading their rewards; abandoning a pull *because* of its
+answer (say, dropping the answers that look wrong) would select the data by their values,
+which no confidence bound covers.
+
+Retries are safe: recording a pull again with the same reward, or abandoning it again,
+answers ``False`` and writes nothing (a client that lost the answer to its request may send
+it again); a different reward for a recorded pull is a :class:`RecordConflict`.
+
+One :class:`Session` may be shared by threads (an HTTP server keeps one per store): every
+operation holds the session's lock, and writes of other processes are seen as before.
 
 Bringing the algorithm up to date is cheap: a :class:`Session` keeps the algorithm it
 replayed, keyed on the ``seq`` and digest of the last event it had seen. When the journal
 still holds that event with that digest (the digest chains every event before it), only
 the events appended since (by other processes) are replayed; otherwise, and after any
 failed operation, it is rebuilt from the journal's start. A ``record`` then costs the
-digests of the new events, the tell and the fsynced commit (``benchmarks/bench_sessions.py``).
+digests of the new events, the tell and the fsynced commit (``benchmarks/bench_sessions.py``);
+``status`` brings the kept algorithm up to date the same way, in a read transaction.
 
 Examples
 --------
@@ -27,14 +45,21 @@ Examples
 ...                         noise_scale=0.2, seed=1)
 >>> first, second = session.next(count=2)          # two teams out at once
 >>> session.record(second.id, 1.7)                  # told in any order
+True
 >>> session.record(first.id, 0.4)
+True
+>>> session.record(first.id, 0.4)                   # a retry: already recorded, nothing written
+False
+>>> third = session.next()[0]
+>>> session.abandon(third.id)                       # never answered: its team is handed out again
+True
 >>> status = session.status()
->>> status["pulls"], status["outstanding"], status["stop_reason"]
-(2, [], 'running')
->>> session.record(first.id, 0.4)
+>>> status["pulls"], status["outstanding"], status["abandoned"], status["stop_reason"]
+(2, 0, 1, 'running')
+>>> session.record(first.id, 0.5)
 Traceback (most recent call last):
 ...
-fullbandit.core.algorithm.ProtocolError: pull=0 is already recorded
+fullbandit.sessions.session.RecordConflict: pull=0 is already recorded with reward 0.4, not 0.5: nothing recorded
 >>> session.close()
 """
 
@@ -45,8 +70,10 @@ import json
 import math
 import numbers
 import os
+import re
 import secrets
 import sqlite3
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -57,9 +84,10 @@ import numpy as np
 
 from fullbandit.core import registry
 from fullbandit.core.algorithm import Algorithm, ProtocolError, Pull, WaitingForRewards
-from fullbandit.core.journal import replay_ask, replay_tell
+from fullbandit.core.journal import ABANDON, replay_ask, replay_tell
 from fullbandit.core.priors import PriorObservations
 from fullbandit.core.result import STOPPING_RULE
+from fullbandit.core.rewards import check_reward
 from fullbandit.full.static import RANGE_TOLERANCE
 from fullbandit.problems.classes import DecisionClass, PartitionMatroid, Thresholding, TopK, decision_class_from_dict
 from fullbandit.sessions import store
@@ -68,10 +96,25 @@ from fullbandit.util.validation import InvalidParameterError, check_reward_range
 
 #: The most pulls one ``next`` hands out (a guard against a typo such as ``--count 1000000``).
 MAX_COUNT = 10_000
+#: How many outstanding pull ids :meth:`Session.status` lists (the oldest; :meth:`Session.outstanding` has all).
+OUTSTANDING_IDS = 20
+
+
+class RecordConflict(ProtocolError):
+    """A reward for a pull already recorded with another reward (nothing recorded).
+
+    A pull takes one reward: a retried request with the same reward is answered "already
+    recorded" (:meth:`Session.record` returns ``False``); a different one is this error,
+    naming both rewards.
+    """
 
 
 class Session:
-    """A live session over the SQLite store at ``path``; create with :meth:`start`, reopen with :meth:`open`."""
+    """A live session over the SQLite store at ``path``; create with :meth:`start`, reopen with :meth:`open`.
+
+    Thread-safe: every operation holds the session's lock while it uses the connection or
+    the algorithm the session keeps.
+    """
 
     def __init__(self, path: Path, connection: sqlite3.Connection, created: dict):
         self.path = path
@@ -79,6 +122,8 @@ class Session:
         self.created = created
         # The algorithm after the journal's events up to (seq, digest), or None: rebuild it.
         self._state: tuple[Algorithm, int, str] | None = None
+        # Held by every operation on the connection or the kept algorithm (reentrant: export calls write_csv).
+        self._lock = threading.RLock()
 
     # --- creation and opening -----------------------------------------------------------
     @classmethod
@@ -166,7 +211,11 @@ class Session:
 
     @classmethod
     def open(cls, path) -> Session:
-        """Open an existing store, refusing (:class:`StateError`, nothing written) a damaged or edited one."""
+        """Open an existing store, refusing (:class:`StateError`, nothing written) a damaged or edited one.
+
+        One pass over the journal: every event's digest is checked (and the journal's end
+        against its head) as the event is read, and the algorithm replays the events.
+        """
         path = Path(path)
         connection = store.connect(path)
         try:
@@ -174,8 +223,7 @@ class Session:
             session = cls(path, connection, created)
             connection.execute("BEGIN")
             try:
-                store.events(connection, path)  # every digest of the journal, not only the tail
-                session._state = session._replay()
+                session._state = session._replay()  # from the start: every digest of the journal
             finally:
                 connection.execute("ROLLBACK")
         except BaseException:
@@ -188,16 +236,20 @@ class Session:
         """One read transaction on the store: whatever is read inside sees the same journal.
 
         Writers (another process recording) wait or go on beside it; nothing read inside
-        can mix two states of the store. Yields the connection to read with.
+        can mix two states of the store. Yields the connection to read with; the session's
+        lock is held until the block ends.
         """
-        self._connection.execute("BEGIN")
-        try:
-            yield self._connection
-        finally:
-            self._connection.execute("ROLLBACK")
+        with self._lock:
+            self._connection.execute("BEGIN")
+            try:
+                yield self._connection
+            finally:
+                self._connection.execute("ROLLBACK")
 
     def close(self) -> None:
-        self._connection.close()
+        with self._lock:
+            self._state = None
+            self._connection.close()
 
     def __enter__(self) -> Session:
         return self
@@ -214,7 +266,8 @@ class Session:
     def pull(self, pull_id: int) -> Pull:
         """The pull ``pull_id`` as it was handed out (recorded or not); refused if it never was."""
         _check_pull_id(pull_id)
-        row = self._connection.execute("SELECT arms, count FROM pulls WHERE id = ?", (int(pull_id),)).fetchone()
+        with self._lock:
+            row = self._connection.execute("SELECT arms, count FROM pulls WHERE id = ?", (int(pull_id),)).fetchone()
         if row is None:
             raise ProtocolError(f"pull={pull_id} was never handed out (see `fullbandit session next`)")
         return Pull(int(pull_id), tuple(json.loads(row[0])), int(row[1]))
@@ -255,6 +308,9 @@ class Session:
         fullbandit.core.algorithm.WaitingForRewards: ...3 pull(s) outstanding (0, 1, 2)...
         >>> for pull_id, reward in ((0, 1.0), (1, 0.0), (2, 0.5)):
         ...     session.record(pull_id, [reward])
+        True
+        True
+        True
         >>> [pull.arms for pull in session.next(count=5)]   # the next phase, planned from the first
         [(0,), (2,)]
         >>> session.close()
@@ -294,31 +350,98 @@ class Session:
             raise refusals[0]
         return pulls
 
-    def record(self, pull_id: int, reward) -> None:
+    def record(self, pull_id: int, reward) -> bool:
         """Record the observed ``reward`` of pull ``pull_id`` (one number; one per member for semi feedback).
 
-        Refused (and nothing written) for a pull never handed out or already recorded, a
-        stopped session, a reward outside the session's reward range (per member for semi
-        feedback, times the pull's count), or a reward the algorithm refuses (text, NaN,
-        infinite, wrong length).
+        Returns ``True`` when recorded now, ``False`` when the pull is already recorded with
+        this reward (a retried request: nothing is written; answered so even after the
+        session stopped). "This reward": equal to the recorded one after the JSON round
+        trip the journal applies (floats; for semi feedback the list).
+
+        Refused (and nothing written): a pull never handed out; a pull already recorded with
+        another reward (:class:`RecordConflict`, naming both); an abandoned pull (its team is
+        handed out again as a new pull); a stopped session; a reward outside the session's
+        reward range (per member for semi feedback, times the pull's count), or one the
+        algorithm refuses (text, NaN, infinite, wrong length).
         """
         _check_pull_id(pull_id)
 
-        def tell(algorithm: Algorithm, seq: int, digest: str) -> tuple[None, int, str]:
+        def tell(algorithm: Algorithm, seq: int, digest: str) -> tuple[bool, int, str]:
+            handle = algorithm.outstanding_pull(pull_id)
+            if handle is None:  # recorded, abandoned or never handed out: nothing to write
+                self._check_answered(pull_id, reward)
+                return False, seq, digest
             if algorithm.done:
                 raise self._stopped(algorithm, f"takes no more rewards (pull {pull_id} is not recorded)")
-            handle = next((pull for pull in algorithm.pending if pull.id == pull_id), None)
-            if handle is None:
-                self.pull(pull_id)  # refuses a pull never handed out
-                raise ProtocolError(f"pull={pull_id} is already recorded")
             self._check_range(handle, reward)
             algorithm.tell(handle, reward)  # refuses a bad reward before anything is written
             text = json.dumps(_plain(reward), allow_nan=False)
             digest = store.append_observation(self._connection, seq + 1, digest, handle.id, text, time.time())
-            return None, seq + 1, digest
+            return True, seq + 1, digest
 
-        self._write(tell)
+        return self._write(tell)
 
+    def abandon(self, pull_id: int) -> bool:
+        """Give back the outstanding pull ``pull_id``, which will never be answered (a worker left, a timeout).
+
+        The pull returns to the design, so the algorithm hands its team out again later as a
+        new pull; rewards told for younger pulls that waited for it are then recorded
+        (:meth:`fullbandit.core.algorithm.Algorithm.abandon`). Journalled, so every process
+        replays it. Returns ``True`` when abandoned now, ``False`` when the pull was already
+        abandoned (a retry: nothing written). Allowed after the session stopped (it changes
+        nothing then but the outstanding pulls).
+
+        Whether a pull is abandoned must not depend on its answer (which is never seen):
+        abandon on a rule that reads no reward (a deadline, a worker gone). The guarantee then
+        holds as for pulls told in any order: the recorded data stay those of pulls chosen
+        without reading their rewards, recorded in handing-out order (the reasoning of
+        :meth:`fullbandit.core.algorithm.Algorithm.tell`). Dropping answers that look wrong
+        would select the data by their values, which no confidence bound covers.
+
+        Refused (:class:`ProtocolError`, nothing written): a pull never handed out, or one
+        already recorded.
+        """
+        _check_pull_id(pull_id)
+
+        def give_back(algorithm: Algorithm, seq: int, digest: str) -> tuple[bool, int, str]:
+            handle = algorithm.outstanding_pull(pull_id)
+            if handle is None:
+                recorded, abandoned = self._answer_of(pull_id)
+                if abandoned:
+                    return False, seq, digest
+                if recorded is not None:
+                    raise ProtocolError(f"pull={pull_id} is already recorded (reward {recorded}): a recorded pull "
+                                        "cannot be abandoned")
+                self.pull(pull_id)  # refuses a pull never handed out
+                raise ProtocolError(f"pull={pull_id} is not outstanding")
+            algorithm.abandon(handle)  # before the row: a refusal leaves no trace
+            digest = store.append_abandon(self._connection, seq + 1, digest, handle.id, time.time())
+            return True, seq + 1, digest
+
+        return self._write(give_back)
+
+    def _answer_of(self, pull_id: int) -> tuple[str | None, bool]:
+        """``(recorded reward JSON or None, abandoned)`` of pull ``pull_id``, read from the store (two index reads)."""
+        row = self._connection.execute("SELECT reward FROM observations WHERE pull = ?", (int(pull_id),)).fetchone()
+        if row is not None:
+            return str(row[0]), False
+        abandoned = store.has_abandons(self._connection) and self._connection.execute(
+            "SELECT 1 FROM abandons WHERE pull = ?", (int(pull_id),)).fetchone() is not None
+        return None, abandoned
+
+    def _check_answered(self, pull_id: int, reward) -> None:
+        """Accept a retried record of a recorded pull with its reward; refuse any other record of a pull not out."""
+        recorded, abandoned = self._answer_of(pull_id)
+        if abandoned:
+            raise ProtocolError(f"pull={pull_id} was abandoned: it takes no reward, and its team is handed out again "
+                                "as a new pull (see next)")
+        pull = self.pull(pull_id)  # refuses a pull never handed out
+        if recorded is None:
+            raise ProtocolError(f"pull={pull_id} is not outstanding")
+        value = _plain(check_reward(self.feedback, reward, pull.arms))  # refuses a malformed reward as such
+        if value != json.loads(recorded):
+            raise RecordConflict(f"pull={pull_id} is already recorded with reward {recorded}, not "
+                                 f"{json.dumps(value)}: nothing recorded")
     def _check_range(self, pull: Pull, reward) -> None:
         """Refuse a finite reward outside the offered range (the algorithm refuses malformed ones)."""
         range_ = self.created["offered"]["reward_range"]
@@ -354,26 +477,63 @@ class Session:
                              "`fullbandit session status` and its observations with `fullbandit session export`")
 
     def status(self) -> dict:
-        """Pulls told, outstanding pull ids, the current best team, the stopping statistic and the stop reason."""
-        self._connection.execute("BEGIN")
-        try:
-            algorithm, _, _ = self._replay()
-        finally:
-            self._connection.execute("ROLLBACK")
-        return self.status_of(algorithm)
+        """Pulls recorded, outstanding and abandoned, the current best team, the stopping statistic and the stop reason.
+
+        Brings the kept algorithm up to the journal's end (the events appended since the last
+        operation, in a read transaction), never replaying it from its start; the keys are
+        :meth:`status_of`'s.
+        """
+        with self._lock:  # the kept algorithm is read under the lock too: another thread's write changes it
+            return self.status_of(self._current())
+
+    def outstanding(self) -> list[Pull]:
+        """Every pull handed out and neither recorded nor abandoned, oldest first."""
+        with self._lock:
+            return list(self._current().pending)
+
+    def _current(self) -> Algorithm:
+        """The kept algorithm brought up to the journal's end in a read transaction (rebuilt only if it is gone)."""
+        with self._lock:
+            kept, self._state = self._state, None  # kept again once up to date: a failure leaves none
+            self._connection.execute("BEGIN")
+            try:
+                state = self._replay(kept)
+            finally:
+                self._connection.execute("ROLLBACK")
+            self._state = state
+            return state[0]
 
     def status_of(self, algorithm: Algorithm) -> dict:
-        """What :meth:`status` reports, for ``algorithm`` replayed from this store's journal."""
+        """What :meth:`status` reports, for ``algorithm`` replayed from this store's journal.
+
+        ``pulls``: recorded (in the algorithm's units: team pulls, or single-arm samples for
+        semi feedback); ``outstanding``: how many pulls are out (neither recorded nor
+        abandoned), ``outstanding_ids`` the oldest :data:`OUTSTANDING_IDS` of their ids
+        (:meth:`outstanding` lists all); ``waiting``: ids recorded early, waiting for an older
+        pull; ``abandoned``: pulls given back. ``pulls_needed`` is an *estimate* of the pulls
+        still to record before the stopping rule fires, assuming the gap bound shrinks like
+        ``1 / sqrt(pulls)``: ``ceil(pulls * ((gap_bound / epsilon) ** 2 - 1))``, 0 once the rule
+        fired, ``None`` while no finite gap bound is known, once stopped otherwise, and for a
+        fixed-budget algorithm, whose ``budget_left`` (budget minus pulls) says when it ends
+        (``None`` for the others).
+        """
         result = algorithm.result()
         workers = self.created["workers"]
         answer = None if result.answer is None else list(result.answer)
+        pending = algorithm.pending
+        fired = algorithm.stop_reason == STOPPING_RULE
+        fixed_budget = algorithm.setting == "fixed-budget"
         return {"store": str(self.path), "algorithm": self.created["algorithm"], "pulls": algorithm.n_pulls,
-                "outstanding": [pull.id for pull in algorithm.pending], "waiting": list(algorithm.held),
+                "outstanding": len(pending), "outstanding_ids": [pull.id for pull in pending[:OUTSTANDING_IDS]],
+                "waiting": list(algorithm.held), "abandoned": algorithm.journal.codes.count(ABANDON),
                 "best_team": answer,
                 "best_workers": None if answer is None else [workers[i] for i in answer],
                 "gap_bound": result.gap_bound if result.gap_bound is None or math.isfinite(result.gap_bound)
                 else str(result.gap_bound),
-                "epsilon": result.epsilon, "rule_fired": str(algorithm.stop_reason) == "stopping rule",
+                "epsilon": result.epsilon, "rule_fired": fired,
+                "pulls_needed": None if fixed_budget else pulls_needed(
+                    algorithm.n_pulls, result.gap_bound, result.epsilon, fired=fired, done=algorithm.done),
+                "budget_left": max(algorithm.budget - algorithm.n_pulls, 0) if fixed_budget else None,
                 "done": algorithm.done, "stop_reason": str(algorithm.stop_reason),
                 "prior_observations": 0 if algorithm.prior is None else algorithm.prior.n_observations}
 
@@ -403,9 +563,10 @@ class Session:
     def write_csv(self, handle) -> int:
         """Write the observations as CSV to the text file ``handle`` (one row each, oldest first); return how many."""
         workers = self.created["workers"]
-        rows = self._connection.execute(
-            "SELECT o.seq, o.pull, p.arms, p.count, o.reward, o.recorded_at FROM observations o "
-            "JOIN pulls p ON p.id = o.pull ORDER BY o.seq").fetchall()
+        with self._lock:
+            rows = self._connection.execute(
+                "SELECT o.seq, o.pull, p.arms, p.count, o.reward, o.recorded_at FROM observations o "
+                "JOIN pulls p ON p.id = o.pull ORDER BY o.seq").fetchall()
         writer = csv.writer(handle)
         writer.writerow(["observation", "pull", "arms", "workers", "count", "reward", "recorded_at"])
         for number, (_, pull, arms, count, reward, at) in enumerate(rows, start=1):
@@ -426,20 +587,21 @@ class Session:
     # --- the journal --------------------------------------------------------------------
     def _write(self, operation):
         """Run ``operation(algorithm, seq, digest)`` under the write lock and commit, or roll back on any error."""
-        connection = self._connection
-        # Taken, not read: the operation changes the algorithm, which may then match no committed
-        # journal; it is kept again only once the commit has returned.
-        kept, self._state = self._state, None
-        connection.execute("BEGIN IMMEDIATE")  # the lock is taken before the state is read
-        try:
-            algorithm, seq, digest = self._replay(kept)
-            value, new_seq, new_digest = operation(algorithm, seq, digest)
-            connection.execute("COMMIT")
-        except BaseException:
-            connection.execute("ROLLBACK")
-            raise
-        self._state = (algorithm, new_seq, new_digest)
-        return value
+        with self._lock:  # one operation at a time on the connection and the kept algorithm
+            connection = self._connection
+            # Taken, not read: the operation changes the algorithm, which may then match no committed
+            # journal; it is kept again only once the commit has returned.
+            kept, self._state = self._state, None
+            connection.execute("BEGIN IMMEDIATE")  # the lock is taken before the state is read
+            try:
+                algorithm, seq, digest = self._replay(kept)
+                value, new_seq, new_digest = operation(algorithm, seq, digest)
+                connection.execute("COMMIT")
+            except BaseException:
+                connection.execute("ROLLBACK")
+                raise
+            self._state = (algorithm, new_seq, new_digest)
+            return value
 
     def _replay(self, kept: tuple[Algorithm, int, str] | None = None) -> tuple[Algorithm, int, str]:
         """The algorithm after every journal event, the last event's ``seq`` and digest (inside a transaction).
@@ -448,7 +610,8 @@ class Session:
         is brought up to date (and changed in place) when the journal still holds that event,
         unchanged, and the journal is replayed from its start otherwise. The digests of every
         event replayed (and of the kept one's own row) are checked, and the journal's end
-        against its head; :meth:`open` checks every row.
+        against its head; :meth:`open` checks every row. Only the rows of the events replayed
+        are read (and the kept one's), so bringing a kept algorithm up to date costs O(new events).
         """
         connection, path = self._connection, self.path
         last = store.last_seq(connection)
@@ -466,9 +629,10 @@ class Session:
 
 
 def apply_event(algorithm: Algorithm, event: store.Event, path: Path) -> None:
-    """Replay one journal event of the store at ``path`` on ``algorithm``: an ask (checked) or a tell.
+    """Replay one journal event of the store at ``path`` on ``algorithm``: an ask (checked), a tell or an abandon.
 
-    An ask must hand out the pull the journal holds; a tell gives the recorded observation.
+    An ask must hand out the pull the journal holds; a tell gives the recorded observation;
+    an abandon gives back the pull (:meth:`fullbandit.core.algorithm.Algorithm.abandon`).
 
     Raises
     ------
@@ -476,23 +640,88 @@ def apply_event(algorithm: Algorithm, event: store.Event, path: Path) -> None:
         If the event cannot be replayed, or the algorithm asks for another pull than the journal holds
         (the store was edited or written by another version).
     """
-    where = f"session store {path}: journal event {event.seq}"
-    if event.is_pull:
+    kind = event.kind
+    if kind == store.PULL:
         try:
-            arms = tuple(json.loads(event.arms or ""))
             pull = replay_ask(algorithm, event.count or 1)
         except (ValueError, TypeError, InvalidParameterError) as error:
-            raise StateError(f"{where} (pull {event.pull}) cannot be replayed: {error}") from None
-        if pull != Pull(event.pull, arms, event.count or 0):
-            raise StateError(f"{where}: the journal's pull {event.pull} is arms={arms} count={event.count}, but the "
-                             f"algorithm replayed from the journal asks {pull}: the store was edited or written by "
-                             "another version")
-        return
+            raise StateError(f"session store {path}: journal event {event.seq} (pull {event.pull}) cannot be "
+                             f"replayed: {error}") from None
+        # The text next() wrote for these arms: equal text is equal arms, read without parsing the JSON.
+        if pull.id == event.pull and pull.count == event.count and _arms_text(pull.arms) == event.arms:
+            return
+        _check_replayed_pull(pull, event, path)
+    elif kind == store.OBSERVATION:
+        try:
+            replay_tell(algorithm, event.pull, _reward_value(event.reward or ""))
+        except (ValueError, TypeError, InvalidParameterError) as error:
+            raise StateError(f"session store {path}: journal event {event.seq}: the observation {event.reward!r} of "
+                             f"pull {event.pull} cannot be replayed: {error}") from None
+    else:
+        pull = algorithm.outstanding_pull(event.pull)
+        if pull is None:
+            raise StateError(f"session store {path}: journal event {event.seq}: the abandon of pull {event.pull} "
+                             "cannot be replayed: that pull is not outstanding at that point")
+        algorithm.abandon(pull)
+
+
+def _check_replayed_pull(pull: Pull, event: store.Event, path: Path) -> None:
+    """Refuse a journal pull ``event`` that is not the ``pull`` the replay asked (its arms compared as JSON values)."""
+    where = f"session store {path}: journal event {event.seq}"
     try:
-        replay_tell(algorithm, event.pull, json.loads(event.reward or ""))
-    except (ValueError, TypeError, InvalidParameterError) as error:
-        raise StateError(f"{where}: the observation {event.reward!r} of pull {event.pull} cannot be replayed: "
-                         f"{error}") from None
+        arms = tuple(json.loads(event.arms or ""))
+    except (ValueError, TypeError) as error:
+        raise StateError(f"{where} (pull {event.pull}) cannot be replayed: {error}") from None
+    if pull != Pull(event.pull, arms, event.count or 0):
+        raise StateError(f"{where}: the journal's pull {event.pull} is arms={arms} count={event.count}, but the "
+                         f"algorithm replayed from the journal asks {pull}: the store was edited or written by "
+                         "another version")
+
+
+def _arms_text(arms) -> str:
+    """``json.dumps(list(arms))`` for integer arms (what :meth:`Session.next` journals)."""
+    return "[" + ", ".join(map(str, arms)) + "]"
+
+
+# A JSON number alone (RFC 8259): json.loads gives float(text), or int(text) without a fraction or exponent.
+_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+
+
+def _reward_value(text: str):
+    """``json.loads(text)`` of a journalled reward, a plain number read without the JSON decoder."""
+    match = _JSON_NUMBER.fullmatch(text)
+    if match is None:
+        return json.loads(text)  # a list (semi feedback), or anything else: as the decoder reads it
+    return float(text) if match.group(1) or match.group(2) else int(text)
+
+
+def pulls_needed(pulls: int, gap_bound: float | None, epsilon: float | None, *, fired: bool,
+                 done: bool) -> int | None:
+    """A rough estimate of the pulls still to record before the stopping rule fires (``None``: none).
+
+    Extrapolates as if the gap bound shrank like ``1 / sqrt(pulls)`` (the confidence widths of
+    a fixed design do, up to logarithmic factors: Soare et al. 2014; Kuroki et al. 2020,
+    section 4): after ``pulls * (gap_bound / epsilon) ** 2`` pulls it would reach ``epsilon``.
+    Only an estimate: the gap bound also moves with the estimated gaps, and an adaptive
+    algorithm's design changes as it goes. 0 once the rule fired; ``None`` without a finite gap
+    bound, with ``epsilon`` 0, before the first pull, or once stopped for another reason.
+
+    >>> from fullbandit.sessions.session import pulls_needed
+    >>> pulls_needed(100, 0.2, 0.1, fired=False, done=False)   # twice epsilon: four times the pulls
+    300
+    >>> pulls_needed(100, float("inf"), 0.1, fired=False, done=False) is None
+    True
+    """
+    if fired:
+        return 0
+    if done or pulls <= 0 or gap_bound is None or epsilon is None or not epsilon > 0 \
+            or not math.isfinite(gap_bound):
+        return None
+    try:
+        estimate = pulls * ((gap_bound / epsilon) ** 2 - 1.0)
+    except OverflowError:
+        return None
+    return max(math.ceil(estimate), 0) if math.isfinite(estimate) else None
 
 
 def build_algorithm(created: dict, path: Path, *, stored: bool = True) -> Algorithm:

@@ -1,4 +1,4 @@
-"""The SQLite file of a live session: a ``meta`` row, a ``head`` row and two append-only journals.
+"""The SQLite file of a live session: a ``meta`` row, a ``head`` row and three append-only journals.
 
 Layout (schema version :data:`SCHEMA_VERSION`)::
 
@@ -6,10 +6,11 @@ Layout (schema version :data:`SCHEMA_VERSION`)::
     head          (seq, digest)                                   one row: where the journal ends
     pulls         (seq, id, arms JSON, count, asked_at, digest)   one row per handed-out pull
     observations  (seq, pull, reward JSON, recorded_at, digest)   one row per recorded reward
+    abandons      (seq, pull, abandoned_at, digest)               one row per pull given back unanswered
 
-``seq`` numbers the events of both journals together (1, 2, 3, ...), so the order in which
-pulls were asked and rewards told is known exactly: the algorithm's state is rebuilt by
-replaying the events in that order. ``digest`` chains every row to the one before it
+``seq`` numbers the events of the three journals together (1, 2, 3, ...), so the order in which
+pulls were asked, rewards told and pulls abandoned is known exactly: the algorithm's state is
+rebuilt by replaying the events in that order. ``digest`` chains every row to the one before it
 (SHA-256 of the previous digest and the row's content), so a row edited by hand is found
 even when the edit is a plausible number. The chain starts at the ``meta`` row: its digest
 covers the creation parameters (epsilon, delta, reward range, seed, workers, prior, ...),
@@ -21,8 +22,17 @@ forger who recomputes every digest with this code; the replay still refuses a fo
 journal the algorithm would not have produced.) No copy of the algorithm's state is stored:
 every process replays the journal (:mod:`fullbandit.core.journal`, the record a saved run holds too).
 
-Version 2 added the meta digest and the head and dropped the snapshot cache; version 1 files are refused, not migrated
+Version 3 added ``abandons``. A version 2 file (written by the previous release) opens and works
+as it is: its journal is read without the table, which is created, in the transaction of the
+first abandon, only when a pull is abandoned (its meta row keeps version 2: the meta digest
+covers the version and the first event is chained to it). A previous release refuses such a
+file rather than misread it (the head lies past the events it can see). Version 2 added the meta
+digest and the head and dropped the snapshot cache; version 1 files are refused, not migrated
 (no version 1 stores were in use outside development).
+
+The digests are SHA-256 over ``json.dumps([previous digest, kind, *fields], separators=(",", ":"))``;
+:func:`chain` writes the same bytes without ``json.dumps``'s per-call set-up (opening a store
+hashes every row, so this is most of what an open costs besides the replay).
 
 Every connection runs in WAL mode with ``synchronous=FULL``: a transaction that returned
 is on disk, and a kill at any point leaves the last committed state.
@@ -32,20 +42,29 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import sqlite3
-from dataclasses import dataclass
+from json.encoder import encode_basestring_ascii
 from pathlib import Path
+from typing import NamedTuple
 
 from fullbandit.util.state import StateError
 
 FORMAT = "fullbandit-session"
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+#: The schema versions this fullbandit opens (version 2: no ``abandons`` table until the first abandon).
+READABLE_VERSIONS = (2, 3)
 #: How long a writer waits for another process's write lock before giving up (ms).
 BUSY_TIMEOUT_MS = 60_000
 #: The root of the chain: the meta row's digest is chained to it.
 GENESIS = "0" * 64
-TABLES = ("meta", "head", "pulls", "observations")
+TABLES = ("meta", "head", "pulls", "observations", "abandons")
+#: The tables a version 2 store holds (``abandons`` is created there by its first abandon).
+TABLES_V2 = ("meta", "head", "pulls", "observations")
 
+# Also run alone, in the transaction of a version 2 store's first abandon.
+_ABANDONS = """CREATE TABLE abandons (seq INTEGER NOT NULL UNIQUE, pull INTEGER NOT NULL UNIQUE REFERENCES pulls(id),
+                       abandoned_at REAL NOT NULL, digest TEXT NOT NULL) STRICT"""
 _SCHEMA = """
 CREATE TABLE meta (format TEXT NOT NULL, version INTEGER NOT NULL, created TEXT NOT NULL, digest TEXT NOT NULL) STRICT;
 CREATE TABLE head (seq INTEGER NOT NULL, digest TEXT NOT NULL) STRICT;
@@ -53,30 +72,69 @@ CREATE TABLE pulls (seq INTEGER NOT NULL UNIQUE, id INTEGER PRIMARY KEY, arms TE
                     count INTEGER NOT NULL, asked_at REAL NOT NULL, digest TEXT NOT NULL) STRICT;
 CREATE TABLE observations (seq INTEGER NOT NULL UNIQUE, pull INTEGER NOT NULL UNIQUE REFERENCES pulls(id),
                            reward TEXT NOT NULL, recorded_at REAL NOT NULL, digest TEXT NOT NULL) STRICT;
-"""
+""" + _ABANDONS + ";\n"
 
 
-@dataclass(frozen=True)
-class Event:
-    """One journal row: a pull handed out (``reward is None``) or a reward recorded."""
+#: The kinds of journal events (:attr:`Event.kind`), as the digests name them.
+PULL, OBSERVATION, ABANDON = "pull", "observation", "abandon"
+
+
+class Event(NamedTuple):
+    """One journal row: a pull handed out, a reward recorded, or a pull abandoned (:attr:`kind`).
+
+    ``arms`` and ``count`` are those of a pull (``None`` otherwise), ``reward`` that of an
+    observation. (A named tuple: an open builds one per row, and a class instance costs more.)
+    """
 
     seq: int
     pull: int
     arms: str | None
-    count: int | None
+    count: int | None  # type: ignore[assignment]  # the pull's count; shadows tuple.count, unused here
     reward: str | None
     at: float
     digest: str
+    kind: str = PULL
 
     @property
     def is_pull(self) -> bool:
-        return self.reward is None
+        return self.kind == PULL
+
+    @property
+    def is_abandon(self) -> bool:
+        return self.kind == ABANDON
+
+
+# Exactly json.dumps(value, separators=(",", ":")) for any value (json.dumps builds this encoder on every call).
+_ENCODER = json.JSONEncoder(separators=(",", ":"))
+_sha256 = hashlib.sha256
+_escape = encode_basestring_ascii  # json.dumps's writing of a str (its C implementation)
+
+
+def _json(value) -> str:
+    """``json.dumps(value, separators=(",", ":"))``, written directly for the fields of a row.
+
+    The same functions ``json.dumps`` applies: the ASCII escaping of strings (its C
+    implementation), ``int.__repr__``, ``float.__repr__`` for finite floats; anything else
+    (non-finite floats, booleans, subclasses, ...) goes through the encoder itself.
+    """
+    kind = type(value)
+    if kind is str:
+        return _escape(value)
+    if kind is int:
+        return int.__repr__(value)
+    if kind is float and math.isfinite(value):
+        return float.__repr__(value)
+    return _ENCODER.encode(value)
 
 
 def chain(previous: str, *fields) -> str:
-    """The digest of a row: SHA-256 over the previous row's digest and this row's fields."""
-    text = json.dumps([previous, *fields], separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
+    """The digest of a row: SHA-256 over the previous row's digest and this row's fields.
+
+    That of the text ``json.dumps([previous, *fields], separators=(",", ":"))``, written
+    without ``json.dumps`` (the same bytes: ``tests/test_session_store.py`` compares them).
+    """
+    text = "[" + ",".join([_json(previous), *[_json(field) for field in fields]]) + "]"
+    return _sha256(text.encode()).hexdigest()
 
 
 def meta_digest(format_name: str, version: int, created: str) -> str:
@@ -84,12 +142,38 @@ def meta_digest(format_name: str, version: int, created: str) -> str:
     return chain(GENESIS, "meta", format_name, version, created)
 
 
+# The rows' own digests, formatted in one step when the fields have the types the tables hold
+# (an open computes one per row); any other value goes through chain, whose text is json.dumps's.
 def pull_digest(previous: str, seq: int, pull: int, arms: str, count: int, at: float) -> str:
+    if type(previous) is str and type(seq) is int and type(pull) is int and type(arms) is str \
+            and type(count) is int and type(at) is float and math.isfinite(at):
+        text = f'[{_escape(previous)},"pull",{seq},{pull},{_escape(arms)},{count},{at!r}]'
+        return _sha256(text.encode()).hexdigest()
     return chain(previous, "pull", seq, pull, arms, count, at)
 
 
 def observation_digest(previous: str, seq: int, pull: int, reward: str, at: float) -> str:
+    if type(previous) is str and type(seq) is int and type(pull) is int and type(reward) is str \
+            and type(at) is float and math.isfinite(at):
+        text = f'[{_escape(previous)},"observation",{seq},{pull},{_escape(reward)},{at!r}]'
+        return _sha256(text.encode()).hexdigest()
     return chain(previous, "observation", seq, pull, reward, at)
+
+
+def abandon_digest(previous: str, seq: int, pull: int, at: float) -> str:
+    if type(previous) is str and type(seq) is int and type(pull) is int and type(at) is float and math.isfinite(at):
+        text = f'[{_escape(previous)},"abandon",{seq},{pull},{at!r}]'
+        return _sha256(text.encode()).hexdigest()
+    return chain(previous, "abandon", seq, pull, at)
+
+
+def event_digest(previous: str, event: Event) -> str:
+    """The digest ``event`` must carry when chained to ``previous``."""
+    if event.kind == PULL:
+        return pull_digest(previous, event.seq, event.pull, event.arms or "", event.count or 0, event.at)
+    if event.kind == OBSERVATION:
+        return observation_digest(previous, event.seq, event.pull, event.reward or "", event.at)
+    return abandon_digest(previous, event.seq, event.pull, event.at)
 
 
 def _configure(connection: sqlite3.Connection) -> None:
@@ -124,11 +208,16 @@ def create(path: Path, created: dict) -> None:
 
 
 def connect(path: Path) -> sqlite3.Connection:
-    """Open an existing store for reading and writing, without creating a file that is missing."""
+    """Open an existing store for reading and writing, without creating a file that is missing.
+
+    The connection may be used from any thread (``check_same_thread=False``): its user
+    serialises the calls (:class:`fullbandit.sessions.Session` holds a lock around each).
+    """
     if not path.is_file():
         raise StateError(f"session store {path} does not exist (create it with `fullbandit session start`)")
     try:
-        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True, isolation_level=None)
+        connection = sqlite3.connect(f"{path.resolve().as_uri()}?mode=rw", uri=True, isolation_level=None,
+                                     check_same_thread=False)
         _configure(connection)
     except sqlite3.DatabaseError as error:
         raise StateError(f"session store {path} cannot be opened: {error}") from None
@@ -156,11 +245,11 @@ def check_file(connection: sqlite3.Connection, path: Path) -> dict:
     format_name, version = rows[0][:2]
     if format_name != FORMAT:
         raise StateError(f"{path}: meta format is {format_name!r}, not {FORMAT!r}")
-    if version != SCHEMA_VERSION:
+    if version not in READABLE_VERSIONS:
         raise StateError(f"session store {path} has schema version {version!r}; this fullbandit reads "
-                         f"version {SCHEMA_VERSION} only (older stores are not converted: finish or export them "
-                         "with the fullbandit that wrote them)")
-    missing = set(TABLES) - tables
+                         f"versions {READABLE_VERSIONS[0]} to {READABLE_VERSIONS[-1]} only (older stores are not "
+                         "converted: finish or export them with the fullbandit that wrote them)")
+    missing = set(TABLES if version >= 3 else TABLES_V2) - tables
     if missing:
         raise StateError(f"{path} is not a fullbandit session store: table(s) {sorted(missing)} missing")
     created, digest = rows[0][2:]
@@ -176,35 +265,57 @@ def check_file(connection: sqlite3.Connection, path: Path) -> dict:
     return parameters
 
 
+def has_abandons(connection: sqlite3.Connection) -> bool:
+    """Whether the store holds table ``abandons`` (a version 2 store has none before its first abandon).
+
+    Asked in each transaction that reads the journal: another process may create it at any time.
+    """
+    return connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'abandons'").fetchone() \
+        is not None
+
+
+def _journal_rows(connection: sqlite3.Connection, after: int) -> list[tuple]:
+    """The rows of the journal's events with ``seq > after``, in order (the seq index: O(rows read))."""
+    query = ("SELECT seq, id, arms, count, NULL, asked_at, digest, 'pull' FROM pulls WHERE seq > :after "
+             "UNION ALL SELECT seq, pull, NULL, NULL, reward, recorded_at, digest, 'observation' FROM observations "
+             "WHERE seq > :after ")
+    if has_abandons(connection):
+        query += "UNION ALL SELECT seq, pull, NULL, NULL, NULL, abandoned_at, digest, 'abandon' FROM abandons " \
+                 "WHERE seq > :after "
+    return connection.execute(query + "ORDER BY 1", {"after": after}).fetchall()
+
+
 def events(connection: sqlite3.Connection, path: Path, after: int = 0) -> list[Event]:
-    """The journal's events with ``seq > after``, in order, their numbering and digests checked."""
+    """The journal's events with ``seq > after``, in order, their numbering and digests checked.
+
+    Reads only those rows (and the digest of event ``after``, and the head): O(events read).
+    """
     try:
-        rows = connection.execute(
-            "SELECT seq, id, arms, count, NULL, asked_at, digest FROM pulls WHERE seq > ? "
-            "UNION ALL SELECT seq, pull, NULL, NULL, reward, recorded_at, digest FROM observations WHERE seq > ? "
-            "ORDER BY 1", (after, after)).fetchall()
+        rows = _journal_rows(connection, after)
     except sqlite3.DatabaseError as error:
         raise StateError(f"session store {path}: the journal cannot be read: {error}") from None
     previous = digest_at(connection, path, after)
     seq = after
     found = []
+    make = Event._make
     for expected, row in enumerate(rows, start=after + 1):
-        event = Event(*row)
+        event = make(row)
         if event.seq != expected:
             raise StateError(f"session store {path}: journal event {expected} is missing (next is {event.seq})")
-        if not isinstance(event.reward, str | None) or not isinstance(event.arms, str | None):
+        if type(event.reward) not in _TEXT or type(event.arms) not in _TEXT:
             raise StateError(f"session store {path}: journal event {event.seq} has a field of the wrong type")
-        digest = pull_digest(previous, event.seq, event.pull, event.arms or "", event.count or 0, event.at) \
-            if event.is_pull else observation_digest(previous, event.seq, event.pull, event.reward or "", event.at)
+        digest = event_digest(previous, event)
         if digest != event.digest:
-            kind = "pull" if event.is_pull else "observation"
             chained = ", or the meta row (meta 'created') it is chained to," if event.seq == 1 else ""
-            raise StateError(f"session store {path}: journal event {event.seq} ({kind} of pull {event.pull}){chained} "
-                             "was changed after it was recorded (its digest does not match)")
+            raise StateError(f"session store {path}: journal event {event.seq} ({event.kind} of pull {event.pull})"
+                             f"{chained} was changed after it was recorded (its digest does not match)")
         found.append(event)
         seq, previous = event.seq, digest
     _check_head(connection, path, seq, previous)
     return found
+
+
+_TEXT = (str, type(None))
 
 
 def read_head(connection: sqlite3.Connection, path: Path) -> tuple[int, str]:
@@ -238,16 +349,20 @@ def digest_at(connection: sqlite3.Connection, path: Path, seq: int) -> str:
     """The stored digest of event ``seq`` (the meta row's for 0)."""
     if seq == 0:
         return str(connection.execute("SELECT digest FROM meta").fetchone()[0])
-    row = connection.execute("SELECT digest FROM pulls WHERE seq = ? UNION ALL "
-                             "SELECT digest FROM observations WHERE seq = ?", (seq, seq)).fetchone()
+    query = "SELECT digest FROM pulls WHERE seq = :seq UNION ALL SELECT digest FROM observations WHERE seq = :seq"
+    if has_abandons(connection):
+        query += " UNION ALL SELECT digest FROM abandons WHERE seq = :seq"
+    row = connection.execute(query, {"seq": seq}).fetchone()
     if row is None:
         raise StateError(f"session store {path}: journal event {seq} is missing")
     return row[0]
 
 
 def last_seq(connection: sqlite3.Connection) -> int:
+    """The largest ``seq`` of the journal's rows (0: none); index reads only."""
+    abandons = ", coalesce((SELECT max(seq) FROM abandons), 0)" if has_abandons(connection) else ""
     row = connection.execute("SELECT max(coalesce((SELECT max(seq) FROM pulls), 0), "
-                             "coalesce((SELECT max(seq) FROM observations), 0))").fetchone()
+                             f"coalesce((SELECT max(seq) FROM observations), 0){abandons})").fetchone()
     return int(row[0])
 
 
@@ -261,6 +376,16 @@ def append_pull(connection, seq: int, previous: str, pull: int, arms: str, count
 def append_observation(connection, seq: int, previous: str, pull: int, reward: str, at: float) -> str:
     digest = observation_digest(previous, seq, pull, reward, at)
     connection.execute("INSERT INTO observations VALUES (?, ?, ?, ?, ?)", (seq, pull, reward, at, digest))
+    _advance_head(connection, seq, previous, digest)
+    return digest
+
+
+def append_abandon(connection, seq: int, previous: str, pull: int, at: float) -> str:
+    """Journal the abandon of ``pull`` (in the caller's write transaction); creates the table in a version 2 store."""
+    if not has_abandons(connection):
+        connection.execute(_ABANDONS)  # rolled back with the transaction if the append is
+    digest = abandon_digest(previous, seq, pull, at)
+    connection.execute("INSERT INTO abandons VALUES (?, ?, ?, ?)", (seq, pull, at, digest))
     _advance_head(connection, seq, previous, digest)
     return digest
 
