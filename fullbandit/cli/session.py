@@ -92,8 +92,14 @@ def add_parser(commands) -> None:
     export = actions.add_parser("export", help="write the observations as CSV")
     export.add_argument("store")
     export.add_argument("--out", required=True, help="the CSV file to write")
-    serve = actions.add_parser("serve", help="serve the store over HTTP (JSON endpoints and a status page)")
-    serve.add_argument("store")
+    serve = actions.add_parser("serve", help="serve session stores over HTTP (JSON endpoints, a status page, "
+                                             "OpenAPI at /openapi.json)")
+    serve.add_argument("stores", nargs="*", metavar="STORE",
+                       help="session stores to serve, each as /campaigns/{its file stem}/...; with exactly one, the "
+                            "bare routes (/next, /record, ...) serve it too")
+    serve.add_argument("--folder", metavar="DIR",
+                       help="serve every *.db session store in DIR (instead of STOREs); with --new, "
+                            "POST /campaigns/{name}/start creates DIR/{name}.db")
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to bind (default: 127.0.0.1; any other host requires a token)")
     serve.add_argument("--port", type=port_number, default=8765,
@@ -102,10 +108,12 @@ def add_parser(commands) -> None:
                        help="require 'Authorization: Bearer TOKEN' on every request "
                             "(default: the FULLBANDIT_TOKEN environment variable)")
     serve.add_argument("--new", action="store_true",
-                       help="the store does not exist yet: POST /start creates it from a JSON body of its creation "
+                       help="the STOREs do not exist yet: POST /start creates one from a JSON body of its creation "
                             "parameters (algorithm, n or workers, k, threshold, groups and at_most, parameters, "
-                            "reward_range, seed), as `session start` does")
-
+                            "reward_range, seed), as `session start` does; with --folder, new campaigns in DIR")
+    serve.add_argument("--cors-origin", action="append", default=[], metavar="ORIGIN",
+                       help="let browser pages from ORIGIN (scheme://host[:port]) call the service (CORS); "
+                            "repeatable; default: no CORS headers at all")
 
 def port_number(text: str) -> int:
     """``--port``: an integer from 0 to 65535 (argparse reports a refusal as a usage error)."""
@@ -232,7 +240,8 @@ def run(args) -> int:
     if args.action == "serve":
         from fullbandit.sessions.http import serve
 
-        serve(args.store, host=args.host, port=args.port, token=args.token, new=args.new)
+        serve(args.stores, host=args.host, port=args.port, token=args.token, folder=args.folder, new=args.new,
+              cors_origins=args.cors_origin)
         return 0
     with Session.open(args.store) as session:
         if args.action == "next":

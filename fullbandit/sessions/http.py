@@ -1,33 +1,52 @@
-"""An HTTP interface to a session store, on the standard library only (``fullbandit session serve``).
+"""An HTTP service over live session stores, on the standard library only (``fullbandit session serve``).
 
-Endpoints (JSON in and out unless stated):
+This module frames requests and routes them; the rest lives beside it:
+:mod:`~fullbandit.sessions.campaigns` (the sessions a server keeps open),
+:mod:`~fullbandit.sessions.endpoints` (the route table and the handlers),
+:mod:`~fullbandit.sessions.page` (status page and plot), :mod:`~fullbandit.sessions.openapi`
+(``GET /openapi.json``, generated from the route table).
 
-* ``POST /start`` with the creation parameters (:data:`START_FIELDS`: ``algorithm``, ``n`` or
-  ``workers``, the question's ``k``, ``threshold`` or ``groups`` and ``at_most``, the algorithm's
-  ``parameters`` by name, ``reward_range``, ``seed``) -> ``{"ok": true, "store", "algorithm",
-  "parameters"}``: creates the store, for a server started on a store that does not exist yet
-  (``make_server(..., new=True)``, ``fullbandit session serve STORE --new``), exactly as
-  :meth:`Session.start` does: any registered algorithm, every parameter its class declares
-  settable, each left to the class's default when not given, and one it does not take refused
-  naming those it takes (400); a store that exists already -> 409;
-* ``POST /next`` with ``{"count": n}`` (``count`` defaults to 1) -> ``{"pulls": [{"pull", "arms",
-  "workers", "count"}, ...]}``;
-* ``POST /record`` with ``{"pull": id, "reward": r}`` (``r`` a number, or one per member for semi
-  feedback) -> ``{"ok": true, "pull": id}``;
-* ``GET /status`` -> :meth:`Session.status`; ``GET /export`` -> the observations as CSV;
-* ``GET /`` -> an HTML page with the status and an inline SVG plot of the stopping statistic
-  (``gap_bound``) against epsilon over the observations; ``GET /plot.svg`` -> that plot alone.
+Routes (:data:`fullbandit.sessions.endpoints.ENDPOINTS`; JSON in and out unless stated):
 
-Every request opens the store afresh through :class:`Session` (its writes take SQLite's
-write lock), so several server threads and command-line processes can share one store.
-The page and the plot replay the whole journal (every stopping check is a point), so the
-server keeps them (:class:`PageCache`) keyed on the journal's last event, its ``seq`` and
-digest (which chains every event before it): while no observation or pull is added, from
-this server or any other process, a page load reads those two values and nothing else.
-A refused request gets a 4xx status and ``{"error": message}`` and changes nothing:
-a malformed body, a missing or mistyped field -> 400; a method the endpoint does not take
--> 405 with an ``Allow`` header; a pull never handed out or already recorded -> 409; a
-damaged store -> 500 with the store's message.
+=========================  ===================================  =============================================
+``POST /start``            the creation parameters              ``{"ok", "store", "algorithm", "parameters"}``
+``POST /next``             ``{"count": n}`` (default 1)         ``{"pulls": [{"pull", "arms", "workers",
+                                                                "count"}]}``, up to ``n``; 409 ``waiting``
+``POST /record``           ``{"pull": id, "reward": r}``        ``{"ok", "pull", "recorded": true}``; a retry
+                                                                ``"recorded": false, "already_recorded":
+                                                                true``; another reward: 409 ``conflict``
+``POST /abandon``          ``{"pull": id}``                     ``{"ok", "pull", "abandoned": bool}``
+``GET /outstanding``                                            ``{"pulls": [...]}``: every outstanding pull
+``GET /status``                                                 :meth:`Session.status`
+``GET /export``                                                 the observations, CSV
+``GET /``, ``/plot.svg``                                        the status page (HTML), its plot (SVG)
+``GET /campaigns``                                              ``{"campaigns": [{"name", "url", "started",
+                                                                "algorithm", "pulls", "done"}]}``
+``GET /openapi.json``                                           the OpenAPI 3.1 description
+=========================  ===================================  =============================================
+
+Every campaign endpoint is served at ``/campaigns/{name}/...`` (``name``: the store's file stem;
+the page at ``/campaigns/{name}/``), and at the bare route as well when the server serves
+exactly one store. ``reward`` is a number, or one per member for semi feedback (a number
+for a one-member pull).
+
+The server opens each store once (at start, or at ``POST /start``) and keeps its
+:class:`~fullbandit.sessions.Session` for every request, so a record is a tell and a commit;
+other processes may write to the same store meanwhile (the session sees their events).
+Every write commits before it is answered.
+
+A refused request gets a 4xx status and ``{"error": message}`` (plus ``"waiting": true`` or
+``"conflict": true`` for those two refusals) and changes nothing: a malformed body, a
+missing or mistyped field, a campaign name outside :data:`~fullbandit.sessions.campaigns.NAME_RULE`
+-> 400; no such route or campaign -> 404; a method the route does not take (any method,
+known or not) -> 405 with ``Allow``; a pull never handed out, already recorded, a stopped
+session -> 409; a damaged store -> 500 with the store's message; a request arriving while
+the server stops -> 503. ``OPTIONS`` is answered 204 with ``Allow``.
+
+CORS is off unless origins are given (``--cors-origin``): a preflight from a listed origin gets
+``Access-Control-Allow-Origin`` (that origin), ``-Methods``, ``-Headers`` (``Content-Type,
+Authorization``) and ``-Max-Age``; every answer to a listed origin carries
+``Access-Control-Allow-Origin``; another origin gets no CORS header.
 
 Connections are HTTP/1.1 keep-alive: a body is framed by ``Content-Length`` or
 ``Transfer-Encoding: chunked`` (decoded), every request gets exactly one response, in order
@@ -37,13 +56,14 @@ closed, the response saying ``Connection: close``. An idle connection is closed 
 :data:`IDLE_TIMEOUT` seconds.
 
 The server binds to ``127.0.0.1`` by default; any other host requires a token, and when a
-token is set every request must carry ``Authorization: Bearer TOKEN`` (401 otherwise).
+token is set every request but ``OPTIONS`` must carry ``Authorization: Bearer TOKEN`` (401
+otherwise). :func:`serve` stops cleanly on SIGTERM or Ctrl-C: it stops accepting, lets the
+requests in flight finish, closes every session, and returns.
 
 Examples
 --------
 >>> import json, tempfile, threading, pathlib, urllib.request
 >>> from fullbandit.sessions import Session
->>> from fullbandit.sessions.http import make_server
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "crowd.db"
 >>> Session.start(path, algorithm="icb", n=4, k=2, epsilon=0.1, delta=0.1, noise_scale=0.2, seed=1).close()
 >>> server = make_server(path, port=0)              # port 0: any free port
@@ -55,35 +75,34 @@ Examples
 ...     with urllib.request.urlopen(request, timeout=10) as response:
 ...         return json.load(response)
 >>> [pull] = post("/next", {"count": 1})["pulls"]
->>> post("/record", {"pull": pull["pull"], "reward": 1.2})["ok"]
-True
->>> with urllib.request.urlopen(url + "/status", timeout=10) as response:
+>>> post("/record", {"pull": pull["pull"], "reward": 1.2})
+{'ok': True, 'pull': 0, 'recorded': True}
+>>> with urllib.request.urlopen(url + "/campaigns/crowd/status", timeout=10) as response:
 ...     json.load(response)["pulls"]
 1
->>> server.shutdown(); server.server_close()
+>>> server.shutdown(); server.server_close()        # drains the requests in flight, closes the session
 """
 
 from __future__ import annotations
 
 import hmac
-import html
-import io
 import ipaddress
 import json
-import math
-import numbers
 import re
+import signal
 import sqlite3
+import sys
 import threading
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from contextlib import contextmanager
 from http import HTTPStatus
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 from fullbandit.core.algorithm import ProtocolError
-from fullbandit.sessions import store as store_module
-from fullbandit.sessions.session import Session, apply_event, build_algorithm
+from fullbandit.sessions.campaigns import Campaigns, NoSuchCampaign
+from fullbandit.sessions.endpoints import BadRequest, Call, Endpoint, Reply, match, route_table
 from fullbandit.util.state import StateError
 from fullbandit.util.validation import InvalidParameterError
 
@@ -94,23 +113,15 @@ MAX_LINE = 1024
 MAX_TRAILERS = 64
 #: Seconds a connection may stay silent (between requests, or within one) before it is closed.
 IDLE_TIMEOUT = 30
-#: The fields of ``POST /start``: :meth:`Session.start`'s arguments (``parameters``: the algorithm's, by name).
-START_FIELDS = ("algorithm", "n", "workers", "k", "threshold", "groups", "at_most", "parameters", "reward_range",
-                "seed")
-#: The endpoints and the method each takes.
-ROUTES = {"/start": "POST", "/next": "POST", "/record": "POST", "/status": "GET", "/export": "GET", "/": "GET",
-          "/plot.svg": "GET"}
-#: The most points drawn in the plot (the checks are thinned evenly beyond this).
-MAX_POINTS = 500
-
-
-class BadRequest(Exception):
-    """A refused request: ``status``, a message naming the problem, and extra response ``headers``."""
-
-    def __init__(self, status: int, message: str, headers: dict[str, str] | None = None):
-        super().__init__(message)
-        self.status = status
-        self.headers = headers or {}
+#: Seconds a stopping server waits for the requests in flight (each is bounded by IDLE_TIMEOUT reads).
+DRAIN_TIMEOUT = 3 * IDLE_TIMEOUT
+#: A request method: an HTTP token (RFC 9110, section 5.6.2).
+METHOD = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
+#: What a CORS preflight may ask to send, and how long a browser may keep the answer (seconds).
+CORS_HEADERS = "Content-Type, Authorization"
+CORS_MAX_AGE = 600
+#: An origin as ``--cors-origin`` takes it: scheme, host and optional port, nothing else.
+ORIGIN = re.compile(r"https?://[A-Za-z0-9.\-\[\]:]+")
 
 
 def is_loopback(host: str) -> bool:
@@ -127,134 +138,153 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def check_origins(origins: Iterable[str]) -> tuple[str, ...]:
+    """The ``--cors-origin`` values, each ``scheme://host[:port]`` (no path, no ``*``); refused naming the option.
+
+    >>> check_origins(["https://crowd.example.org", "http://localhost:3000"])
+    ('https://crowd.example.org', 'http://localhost:3000')
+    """
+    checked = []
+    for origin in origins:
+        if not isinstance(origin, str) or not ORIGIN.fullmatch(origin):
+            raise InvalidParameterError(f"--cors-origin {origin!r} is not an origin: give scheme://host[:port] "
+                                        "exactly as the browser sends it (e.g. https://crowd.example.org), no path, "
+                                        "no '*'")
+        checked.append(origin)
+    return tuple(checked)
+
+
 class SessionServer(ThreadingHTTPServer):
-    """A threading HTTP server over the session store ``store`` (see :func:`make_server`)."""
+    """A threading HTTP server over ``campaigns`` (see :func:`make_server`).
+
+    :meth:`server_close` stops cleanly: it closes the listening socket, refuses (503) any
+    request that begins afterwards, waits for those in flight, then closes every session.
+    """
 
     daemon_threads = True
+    block_on_close = False  # server_close waits for requests, not for idle keep-alive connections
 
-    def __init__(self, address, store: Path, token: str | None, quiet: bool, new: bool = False):
-        self.store = store
-        self.new = new
-        self.starting = threading.Lock()  # one POST /start at a time: the second finds the store
+    def __init__(self, address, campaigns: Campaigns, token: str | None, quiet: bool,
+                 cors_origins: Sequence[str] = ()):
+        self.campaigns = campaigns
         self.token = token
         self.quiet = quiet
-        self.pages = PageCache(store)
+        self.cors_origins = frozenset(cors_origins)
+        self.routes = route_table(campaigns.bare)
+        self._flight = threading.Condition()
+        self._in_flight = 0
+        self._stopping = False
+        self._closed = False
+        self.closed_sessions = 0  # how many sessions server_close closed
         super().__init__(address, Handler)
 
+    @property
+    def store(self) -> Path:
+        """The store of a server that serves exactly one."""
+        return self.campaigns.only().path
 
-def make_server(store, host: str = "127.0.0.1", port: int = 8765, token: str | None = None, *,
-                quiet: bool = True, new: bool = False) -> SessionServer:
-    """A server bound to ``host:port`` (``port=0``: any free port) for the existing store ``store``.
+    @property
+    def in_flight(self) -> int:
+        """How many requests are running now."""
+        with self._flight:
+            return self._in_flight
 
-    ``new=True``: ``store`` does not exist yet (refused if it does), and ``POST /start``
-    creates it; until then every other endpoint answers 409.
+    @contextmanager
+    def request_in_flight(self):
+        """Count one request while it runs; yields ``False`` (and counts nothing) once the server is stopping."""
+        with self._flight:
+            admitted = not self._stopping
+            if admitted:
+                self._in_flight += 1
+        try:
+            yield admitted
+        finally:
+            if admitted:
+                with self._flight:
+                    self._in_flight -= 1
+                    self._flight.notify_all()
+
+    def server_close(self) -> None:
+        """Stop accepting, let the requests in flight finish (at most :data:`DRAIN_TIMEOUT` s), close every session."""
+        super().server_close()
+        with self._flight:
+            self._stopping = True
+            self._flight.wait_for(lambda: self._in_flight == 0, timeout=DRAIN_TIMEOUT)
+            if self._closed:
+                return
+            self._closed = True
+        self.closed_sessions = self.campaigns.close()
+
+
+def make_server(stores=None, host: str = "127.0.0.1", port: int = 8765, token: str | None = None, *,
+                folder=None, quiet: bool = True, new: bool = False, cors_origins: Iterable[str] = ()) -> SessionServer:
+    """A server bound to ``host:port`` (``port=0``: any free port) for the session stores ``stores``.
+
+    ``stores``: one path, or a sequence of them; or ``folder``: every ``*.db`` store in it.
+    ``new=True``: each store given does not exist yet (refused if it does) and ``POST /start``
+    creates it; with ``folder``, ``POST /campaigns/{name}/start`` creates ``folder/{name}.db``.
+    Every existing store is opened now and kept open. ``cors_origins``: the origins a browser
+    may call from (CORS off when empty).
 
     Refuses (:class:`InvalidParameterError`) a host other than a loopback address without a
-    ``token``, an empty token, and a store that cannot be opened (:class:`StateError`).
+    ``token``, an empty token, a bad origin, and a store that cannot be opened
+    (:class:`StateError`), before listening.
     """
-    path = Path(store)
     if token is not None and not token.strip():
         raise InvalidParameterError("--token must not be empty")
     if not is_loopback(host) and token is None:
         raise InvalidParameterError(f"--host {host} is not a loopback address: serving beyond this machine "
                                     "requires a token (--token TOKEN or FULLBANDIT_TOKEN)")
-    if new:
-        if path.exists():
-            raise InvalidParameterError(f"{path} exists already: serve it without --new, or choose a new path")
-    else:
-        Session.open(path).close()  # refuse a missing or damaged store before listening
+    origins = check_origins(cors_origins)
+    paths = [] if stores is None else [stores] if isinstance(stores, str | Path) else list(stores)
+    campaigns = Campaigns(paths, folder=folder, new=new)
     try:
-        return SessionServer((host, port), path, token, quiet, new)
+        return SessionServer((host, port), campaigns, token, quiet, origins)
     except (OSError, OverflowError) as error:  # OverflowError: a port outside 0..65535
+        campaigns.close()
         raise InvalidParameterError(f"cannot listen on {host}:{port}: {getattr(error, 'strerror', None) or error}") \
             from None
 
 
-def serve(store, host: str = "127.0.0.1", port: int = 8765, token: str | None = None, *, new: bool = False) -> None:
-    """Serve the store until interrupted (Ctrl-C); ``new``: a store ``POST /start`` creates (:func:`make_server`)."""
-    server = make_server(store, host, port, token, quiet=False, new=new)
+def serve(stores=None, host: str = "127.0.0.1", port: int = 8765, token: str | None = None, *, folder=None,
+          new: bool = False, cors_origins: Iterable[str] = (), out=None) -> None:
+    """Serve until SIGTERM or Ctrl-C, then stop cleanly (:meth:`SessionServer.server_close`) and print one line.
+
+    The arguments are :func:`make_server`'s. The first line printed (on ``out``, default
+    stdout) gives the address, the last says the server stopped.
+    """
+    out = out if out is not None else sys.stdout
+    server = make_server(stores, host, port, token, folder=folder, quiet=False, new=new, cors_origins=cors_origins)
+    stopping = threading.Event()
+
+    def stop(signum, frame) -> None:
+        # serve_forever runs in this (the main) thread: shutdown() waits for it, so it is called from another one.
+        if not stopping.is_set():
+            stopping.set()
+            threading.Thread(target=server.shutdown, daemon=True).start()
+
+    handled = (signal.SIGTERM, signal.SIGINT)
+    previous = {}
+    if threading.current_thread() is threading.main_thread():
+        previous = {number: signal.signal(number, stop) for number in handled}
     try:
         shown = f"[{host}]" if ":" in host else host
-        print(f"serving {store} on http://{shown}:{server.server_address[1]}/ (Ctrl-C to stop)", flush=True)
+        served = ", ".join(campaign.name for campaign in server.campaigns.list()) or "none yet"
+        print(f"serving {served} on http://{shown}:{server.server_address[1]}/ (Ctrl-C or SIGTERM to stop)",
+              file=out, flush=True)
         server.serve_forever()
     finally:
+        if stopping.is_set():
+            print(f"stopping: {server.in_flight} request(s) in flight", file=sys.stderr, flush=True)
         server.server_close()
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+    print(f"stopped: every request answered, {server.closed_sessions} session(s) closed", file=out, flush=True)
 
 
-# --- request handling ---------------------------------------------------------------------
-def _refuse_constant(name: str):
-    raise ValueError(f"{name} is not allowed (rewards must be finite)")
-
-
-def _parse_body(raw: bytes) -> dict:
-    if not raw.strip():
-        return {}
-    try:
-        body = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
-    except UnicodeDecodeError:
-        raise BadRequest(400, "the body is not UTF-8 text") from None
-    except ValueError as error:
-        raise BadRequest(400, f"the body is not valid JSON: {error}") from None
-    if not isinstance(body, dict):
-        raise BadRequest(400, f"the body must be a JSON object, not {type(body).__name__}")
-    return body
-
-
-def _check_fields(body: dict, required: set[str], optional: set[str] | None = None) -> None:
-    missing = sorted(required - body.keys())
-    if missing:
-        raise BadRequest(400, f"missing field(s): {', '.join(missing)}")
-    unknown = sorted(body.keys() - required - (optional or set()))
-    if unknown:
-        raise BadRequest(400, f"unknown field(s): {', '.join(unknown)}")
-
-
-def _is_number(value) -> bool:
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
-
-
-def _integer(body: dict, name: str) -> int:
-    value = body[name]
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise BadRequest(400, f"{name}={value!r} must be an integer")
-    return value
-
-
-def _reward(value):
-    if _is_number(value):
-        rewards = [value]
-    elif isinstance(value, list) and value and all(_is_number(item) for item in value):
-        rewards = value
-    else:
-        raise BadRequest(400, f"reward={value!r} must be a number (or a list of numbers for semi feedback)")
-    if not all(math.isfinite(item) for item in rewards):
-        raise BadRequest(400, f"reward={value!r} must be finite")
-    return value
-
-
-def start_session(store: Path, body: dict) -> dict:
-    """``POST /start``: create the session store ``store`` from a JSON ``body`` (:data:`START_FIELDS`).
-
-    The body's values are JSON, so they need no reading: :meth:`Session.start` checks each
-    against the chosen algorithm's declarations, before the file exists. Returns the answer:
-    the store, the algorithm's registry name and the parameters given.
-    """
-    _check_fields(body, {"algorithm"}, set(START_FIELDS))
-    arguments = {name: body[name] for name in START_FIELDS if name in body}
-    if not isinstance(arguments["algorithm"], str):
-        raise BadRequest(400, f"algorithm={arguments['algorithm']!r} must be a string, a registered algorithm's name")
-    if "parameters" in arguments and not isinstance(arguments["parameters"], dict):
-        raise BadRequest(400, f"parameters must be a JSON object of the algorithm's parameters by name, got "
-                              f"{arguments['parameters']!r}")
-    if store.exists():
-        raise ProtocolError(f"session store {store} exists already: it was started; see GET /status")
-    with Session.start(store, **arguments) as session:
-        return {"ok": True, "store": str(store), "algorithm": session.created["algorithm"],
-                "parameters": session.created["parameters"]}
-
-
+# --- request handling ---------------------------------------------------------------------------------------------
 class Handler(BaseHTTPRequestHandler):
-    """One request: authorise, route, answer JSON (or CSV, HTML, SVG)."""
+    """One request: frame, authorise, route, answer (JSON, or CSV, HTML, SVG)."""
 
     server: SessionServer
     server_version = "fullbandit-session"
@@ -265,25 +295,60 @@ class Handler(BaseHTTPRequestHandler):
         if not self.server.quiet:
             super().log_message(format, *args)
 
-    def _dispatch(self) -> None:
-        self._handle(self.command)
+    def handle_one_request(self) -> None:
+        """The base class's, but any method is routed (405 with Allow, never 501) and counted while it runs.
 
-    # Every standard method is routed, so that a method an endpoint does not take gets 405 and
-    # Allow; an unknown method gets the base class's 501, in JSON (send_error).
-    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = do_OPTIONS = do_TRACE = do_CONNECT = _dispatch
+        A request counts as in flight from its request line on (before ``100 Continue`` is
+        sent): a stopping server answers every request it counted.
+        """
+        try:
+            self.raw_requestline = self.rfile.readline(65537)
+            if len(self.raw_requestline) > 65536:
+                self.requestline = self.request_version = self.command = ""
+                self.send_error(HTTPStatus.REQUEST_URI_TOO_LONG)
+                return
+            if not self.raw_requestline:
+                self.close_connection = True
+                return
+            with self.server.request_in_flight() as admitted:
+                if not self.parse_request():  # it answered (send_error below)
+                    return
+                if admitted:
+                    self._handle(self.command)
+                else:  # the server is stopping; the body is not read, so the connection ends here
+                    self.close_connection = True
+                    self._json(503, {"error": "the server is stopping: send the request again once it is back"})
+            self.wfile.flush()
+        except TimeoutError as error:
+            self.log_error("Request timed out: %r", error)
+            self.close_connection = True
 
     def _handle(self, method: str) -> None:
         try:
+            if not METHOD.fullmatch(method):
+                self.close_connection = True
+                raise BadRequest(400, f"{method!r} is not a request method")
             body = self._read_body()
+            path = self.path.split("?", 1)[0]
+            found = match(self.server.routes, path)
+            if found is None:
+                raise BadRequest(404, f"no such endpoint {path!r}; try GET /openapi.json for the routes")
+            route, name = found
+            endpoints = self.server.routes[route]
+            allow = ", ".join([*endpoints, "OPTIONS"])
+            if method == "OPTIONS":
+                self._options(endpoints, allow)
+                return
             self._authorise()
-            route = self.path.split("?", 1)[0]
-            if route not in ROUTES:
-                raise BadRequest(404, f"no such endpoint {route!r}; try {', '.join(sorted(ROUTES))}")
-            if ROUTES[route] != method:
-                raise BadRequest(405, f"{route} takes {ROUTES[route]}, not {method}", {"Allow": ROUTES[route]})
-            self._route(route, body)
+            endpoint = endpoints.get(method)
+            if endpoint is None:
+                takes = " or ".join(endpoints)
+                raise BadRequest(405, f"{route} takes {takes}, not {method}", {"Allow": allow})
+            self._answer(self._call(endpoint, name, body))
         except BadRequest as error:
-            self._json(error.status, {"error": str(error)}, error.headers)
+            self._json(error.status, {"error": str(error), **error.extra}, error.headers)
+        except NoSuchCampaign as error:
+            self._json(404, {"error": str(error)})
         except StateError as error:  # before InvalidParameterError: a subclass
             self._json(500, {"error": str(error)})
         except ProtocolError as error:
@@ -293,12 +358,31 @@ class Handler(BaseHTTPRequestHandler):
         except Exception as error:  # noqa: BLE001 - a request must not kill the server
             self._json(500, {"error": f"internal error: {type(error).__name__}: {error}"})
 
+    def _call(self, endpoint: Endpoint, name: str | None, body: bytes) -> Reply:
+        campaigns = self.server.campaigns
+        if endpoint.campaign and name is None:  # a bare route: the one store served
+            name = campaigns.only().name
+        try:
+            return endpoint.handler(Call(campaigns, name, body, secured=self.server.token is not None))
+        except sqlite3.DatabaseError as error:  # the file was damaged under the open session
+            where = f"session store {campaigns.get(name).path}" if name is not None else "a session store"
+            raise StateError(f"{where} cannot be read: {error}") from None
+
+    def _options(self, endpoints: dict[str, Endpoint], allow: str) -> None:
+        """``OPTIONS``: 204 with ``Allow``; a CORS preflight from a listed origin gets the CORS answer too."""
+        headers = {"Allow": allow}
+        origin = self.headers.get("Origin")
+        if origin in self.server.cors_origins and self.headers.get("Access-Control-Request-Method"):
+            headers.update({"Access-Control-Allow-Methods": allow, "Access-Control-Allow-Headers": CORS_HEADERS,
+                            "Access-Control-Max-Age": str(CORS_MAX_AGE)})
+        self._send(204, None, b"", headers)
+
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
-        """The base class's refusals (a malformed request line or header, an unknown method) in JSON."""
+        """The base class's refusals (a malformed request line or header) in JSON."""
         self.close_connection = True  # the request was not understood: where the next one starts is unknown
         self._json(code, {"error": message or HTTPStatus(code).phrase})
 
-    # --- the request body ------------------------------------------------------------------
+    # --- the request body -----------------------------------------------------------------------------------------
     def _read_body(self) -> bytes:
         """The request body, framed by Content-Length or chunked; the connection is closed on any doubt."""
         try:
@@ -372,54 +456,26 @@ class Handler(BaseHTTPRequestHandler):
         if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(), token.encode()):
             raise BadRequest(401, "missing or wrong token: send the header 'Authorization: Bearer TOKEN'")
 
-    def _route(self, route: str, raw: bytes) -> None:
-        if route == "/start":
-            if not self.server.new:
-                raise BadRequest(409, f"this server serves the existing session store {self.server.store}; start a "
-                                      "server with --new (a store that does not exist yet) to start one")
-            body = _parse_body(raw)
-            with self.server.starting:
-                answer = start_session(self.server.store, body)
-            self._json(200, answer)
-            return
-        if self.server.new and not self.server.store.exists():
-            raise BadRequest(409, f"no session at {self.server.store} yet: POST /start first")
-        if route == "/next":
-            body = _parse_body(raw)
-            _check_fields(body, set(), {"count"})
-            count = _integer(body, "count") if "count" in body else 1
-            with Session.open(self.server.store) as session:
-                pulls = session.next(count)
-                workers = session.created["workers"]
-            self._json(200, {"pulls": [{"pull": p.id, "arms": list(p.arms), "workers": [workers[i] for i in p.arms],
-                                        "count": p.count} for p in pulls]})
-        elif route == "/record":
-            body = _parse_body(raw)
-            _check_fields(body, {"pull", "reward"})
-            pull, reward = _integer(body, "pull"), _reward(body["reward"])
-            with Session.open(self.server.store) as session:
-                session.record(pull, reward)
-            self._json(200, {"ok": True, "pull": pull})
-        elif route == "/status":
-            with Session.open(self.server.store) as session:
-                self._json(200, session.status())
-        elif route == "/export":
-            self._send(200, "text/csv; charset=utf-8", export_text(self.server.store).encode())
-        elif route == "/plot.svg":
-            self._send(200, "image/svg+xml", self.server.pages.get().svg)
-        else:
-            self._send(200, "text/html; charset=utf-8", self.server.pages.get().page)
+    # --- answers --------------------------------------------------------------------------------------------------
+    def _answer(self, reply: Reply) -> None:
+        self._send(reply.status, reply.content_type, reply.data, reply.headers)
 
     def _json(self, status: int, value, headers: dict[str, str] | None = None) -> None:
         self._send(status, "application/json", json.dumps(value).encode(), headers)
 
-    def _send(self, status: int, content_type: str, data: bytes, headers: dict[str, str] | None = None) -> None:
+    def _send(self, status: int, content_type: str | None, data: bytes, headers: dict[str, str] | None = None) -> None:
         self.send_response(status, HTTPStatus(status).phrase if status in HTTPStatus._value2member_map_ else None)
-        self.send_header("Content-Type", content_type)
+        if content_type is not None:
+            self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(data)))
         self.send_header("Cache-Control", "no-store")
         if status == 401:
             self.send_header("WWW-Authenticate", 'Bearer realm="fullbandit"')
+        if self.server.cors_origins:
+            self.send_header("Vary", "Origin")  # the answer depends on the origin: caches must keep them apart
+            origin = getattr(self, "headers", None) and self.headers.get("Origin")
+            if origin in self.server.cors_origins:
+                self.send_header("Access-Control-Allow-Origin", origin)
         for name, value in (headers or {}).items():
             self.send_header(name, value)
         if self.close_connection:  # the client must not send another request on this connection
@@ -429,184 +485,4 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.write(data)
 
 
-# --- export, checks, plot, page ----------------------------------------------------------------
-def export_text(store) -> str:
-    """The observations of ``store`` as CSV text (:meth:`Session.write_csv`)."""
-    text = io.StringIO()
-    with Session.open(store) as session:
-        session.write_csv(text)
-    return text.getvalue()
-
-
-def checks(session: Session) -> list[tuple[int, float, float]]:
-    """``(observations, gap_bound, epsilon)`` of each stopping check the journal's replay made.
-
-    Non-finite statistics are left out; at most :data:`MAX_POINTS`, thinned evenly (the last kept).
-    """
-    with session.reading() as connection:
-        return _replay_checks(session, connection)[1]
-
-
-def _replay_checks(session: Session, connection: sqlite3.Connection):
-    """``(algorithm, points)``: the journal replayed from the start, and the points of :func:`checks`.
-
-    Inside the caller's read transaction (``connection`` from :meth:`Session.reading`).
-    """
-    path = session.path
-    algorithm = build_algorithm(session.created, path)
-    points: list[tuple[int, float, float]] = []
-    for event in store_module.events(connection, path):
-        apply_event(algorithm, event, path)
-        check = algorithm.last_check
-        if event.is_pull or check is None or not math.isfinite(check.gap_bound):
-            continue
-        if not points or points[-1][0] != check.pulls:
-            points.append((check.pulls, float(check.gap_bound), float(check.epsilon)))
-    if len(points) > MAX_POINTS:
-        step = len(points) / MAX_POINTS
-        points = [points[int(i * step)] for i in range(MAX_POINTS - 1)] + [points[-1]]
-    return algorithm, points
-
-
-@dataclass(frozen=True)
-class Page:
-    """The status page and the plot of a store, as of the journal's last event ``key = (seq, digest)``."""
-
-    key: tuple[int, str]
-    status: dict
-    points: list
-    page: bytes
-    svg: bytes
-
-
-def journal_key(connection: sqlite3.Connection, path: Path) -> tuple[int, str]:
-    """``(seq, digest)`` of the journal's last event (``(0, GENESIS)`` for an empty journal): two indexed reads."""
-    seq = store_module.last_seq(connection)
-    return seq, store_module.digest_at(connection, path, seq)
-
-
-class PageCache:
-    """The last :class:`Page` built for the store at ``path``, rebuilt only when the journal has grown or changed.
-
-    :meth:`get` reads the journal's last ``seq`` and digest; when they are those of the
-    kept page it returns it (no replay, no integrity check: the page shows what the last
-    verified rebuild showed). Otherwise it opens the store through :class:`Session`
-    (which checks the file and every digest), replays the journal once for both the
-    status and the plot, and keeps the result. A store that cannot be read is never
-    answered from the cache: the rebuild reports it.
-
-    Examples
-    --------
-    >>> import tempfile, pathlib
-    >>> path = pathlib.Path(tempfile.mkdtemp()) / "crowd.db"
-    >>> session = Session.start(path, algorithm="icb", n=4, k=2, epsilon=0.1, delta=0.1, noise_scale=0.2, seed=1)
-    >>> cache = PageCache(path)
-    >>> first = cache.get()
-    >>> cache.get() is first                      # nothing recorded since: the same page
-    True
-    >>> [pull] = session.next()
-    >>> session.record(pull.id, 1.0)
-    >>> page = cache.get()
-    >>> page is first, page.status["pulls"]
-    (False, 1)
-    >>> session.close()
-    """
-
-    def __init__(self, path: Path):
-        self.path = Path(path)
-        self._lock = threading.Lock()
-        self._page: Page | None = None
-
-    def get(self) -> Page:
-        key = self._current_key()
-        with self._lock:
-            page = self._page
-        if page is not None and key == page.key:
-            return page
-        page = self._build()
-        with self._lock:  # two threads may rebuild at once; either page is right for its key
-            self._page = page
-        return page
-
-    def _current_key(self) -> tuple[int, str] | None:
-        try:
-            connection = store_module.connect(self.path)
-        except StateError:
-            return None
-        try:
-            connection.execute("BEGIN")
-            try:
-                return journal_key(connection, self.path)
-            finally:
-                connection.execute("ROLLBACK")
-        except (sqlite3.DatabaseError, StateError):
-            return None  # the rebuild opens the store and says what is wrong with it
-        finally:
-            connection.close()
-
-    def _build(self) -> Page:
-        with Session.open(self.path) as session:
-            with session.reading() as connection:  # one read transaction: key, status and plot agree
-                key = journal_key(connection, self.path)
-                algorithm, points = _replay_checks(session, connection)
-                status = session.status_of(algorithm)
-        return Page(key, status, points, status_page(status, points).encode(), plot_svg(points).encode())
-
-
-def plot_svg(points: list[tuple[int, float, float]], width: int = 640, height: int = 320) -> str:
-    """An SVG line plot of ``gap_bound`` (log scale) and epsilon against the observations.
-
-    >>> svg = plot_svg([(10, 2.0, 0.1), (20, 0.5, 0.1), (30, 0.08, 0.1)])
-    >>> svg.startswith("<svg") and svg.count("<polyline") == 2
-    True
-    >>> "no stopping check yet" in plot_svg([])
-    True
-    """
-    head = (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-            f'viewBox="0 0 {width} {height}" font-family="sans-serif" font-size="12">')
-    if not points:
-        return (head + f'<text x="{width / 2}" y="{height / 2}" text-anchor="middle">no stopping check yet'
-                "</text></svg>")
-    left, right, top, bottom = 60, 20, 20, 40
-    xs = [p[0] for p in points]
-    values = [v for p in points for v in p[1:] if v > 0]
-    low = math.log10(min(values)) if values else -1.0
-    high = math.log10(max(values)) if values else 0.0
-    if high - low < 1e-9:
-        low, high = low - 0.5, high + 0.5
-    x0, x1 = min(xs), max(xs)
-    span = x1 - x0 or 1
-
-    def x(value: float) -> float:
-        return left + (value - x0) / span * (width - left - right)
-
-    def y(value: float) -> float:
-        value = max(value, 10 ** low)  # a bound of 0 (or below) is drawn on the floor
-        return top + (high - math.log10(value)) / (high - low) * (height - top - bottom)
-
-    def line(index: int, colour: str, dash: str = "") -> str:
-        coords = " ".join(f"{x(p[0]):.1f},{y(p[index]):.1f}" for p in points)
-        return f'<polyline fill="none" stroke="{colour}" stroke-width="2"{dash} points="{coords}"/>'
-
-    parts = [head, f'<rect x="{left}" y="{top}" width="{width - left - right}" height="{height - top - bottom}" '
-             'fill="none" stroke="#999"/>']
-    for exponent in range(math.floor(low), math.ceil(high) + 1):
-        if low <= exponent <= high:
-            parts.append(f'<text x="{left - 6}" y="{y(10 ** exponent) + 4:.1f}" text-anchor="end">1e{exponent}</text>')
-    parts += [f'<text x="{left}" y="{height - 20}">{x0}</text>',
-              f'<text x="{width - right}" y="{height - 20}" text-anchor="end">{x1}</text>',
-              f'<text x="{(left + width - right) / 2}" y="{height - 5}" text-anchor="middle">observations</text>',
-              line(1, "#1f77b4"), line(2, "#d62728", ' stroke-dasharray="6 4"'),
-              f'<text x="{left + 8}" y="{top + 14}" fill="#1f77b4">gap_bound</text>',
-              f'<text x="{left + 90}" y="{top + 14}" fill="#d62728">epsilon</text>', "</svg>"]
-    return "".join(parts)
-
-
-def status_page(status: dict, points: list[tuple[int, float, float]]) -> str:
-    """The HTML status page: the status as a table and the plot (every value escaped)."""
-    rows = "".join(f"<tr><th>{html.escape(str(key))}</th><td>{html.escape(json.dumps(value))}</td></tr>"
-                   for key, value in status.items())
-    return ("<!doctype html><html><head><meta charset=\"utf-8\"><title>fullbandit session</title></head><body>"
-            f"<h1>fullbandit session</h1><table>{rows}</table>"
-            f"<h2>Stopping statistic against epsilon</h2>{plot_svg(points)}</body></html>")
-
+__all__ = ["IDLE_TIMEOUT", "MAX_BODY", "Handler", "SessionServer", "is_loopback", "make_server", "serve"]
