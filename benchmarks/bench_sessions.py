@@ -1,130 +1,260 @@
-"""How long a live session's ``record`` takes, and how many records per second the store holds.
+"""What a live campaign costs: the HTTP service as a crowd platform calls it, and the library.
 
-Two measurements on a fresh ICB session (n = 20 workers, k = 5, a tiny epsilon so the run
-never stops):
+Every figure is measured on one ICB store (n = 20 workers, k = 5, an epsilon so small the run
+never stops) holding ``--observations`` recorded observations, through a real
+``fullbandit session serve`` process and a real HTTP client (``http.client``, one keep-alive
+connection per client):
 
-* **latency**: one process records ``--records`` observations in a loop through the
-  library (``Session.record``: replay from the snapshot cache, tell, append, fsynced
-  commit); median and 99th percentile in milliseconds.
-* **throughput**: ``--processes`` processes record their own pulls at once (each opened its
-  session first); records per second over the wall time from the first to the last record.
-* **status page**: ``GET /`` of ``fullbandit session serve`` on the latency store (``--records``
-  observations), through a real HTTP client: the first load (a replay of the whole journal, what
-  every load cost before the page cache) and the median of ``--page-loads`` loads with nothing
-  recorded in between (served from the cache).
+* **server ready**: from starting the server process until its first ``GET /status`` answers
+  (the interpreter, the imports, opening and verifying the store);
+* **open**: ``Session.open`` of the store in a fresh process (every digest checked, the
+  journal replayed), median of ``--opens``;
+* **POST /record**: one client records ``--records`` outstanding pulls in a row; median and
+  99th percentile of the latency in milliseconds (each answer follows an fsynced commit);
+* **4 clients**: ``--clients`` clients record their own outstanding pulls at once; records per
+  second over the wall time from the first request to the last answer;
+* **GET /**: the status page, once after the records (rebuilt) and the median of 10 loads
+  with nothing recorded in between;
+* **library record**: ``Session.record`` in a loop in one process (no HTTP), median and p99.
 
-The store is on the folder given by ``--folder`` (default: a temporary folder), so the
-numbers are those of that disk's fsync.
+``--compare PATH`` measures another checkout of fullbandit (e.g. the previous release, a
+``git worktree`` of an older commit) side by side in the same run, on a store of the same
+size built by that checkout's own library (so each reads its own store format). A server that
+re-opens the store on every request is slow at this size: ``--compare-records`` bounds the
+records it is asked for.
+
+Pin BLAS to one thread when comparing (``OPENBLAS_NUM_THREADS=1``); the machine's fsync
+dominates the record latency, so compare checkouts in one run, not across runs.
 
 Usage:
-    python benchmarks/bench_sessions.py [--out benchmarks/results/sessions.csv] [--records 1000]
+    python benchmarks/bench_sessions.py [--observations 50000] [--records 2000] [--clients 4]
+        [--compare ../old-checkout] [--out benchmarks/results/sessions.csv]
 """
 
 from __future__ import annotations
 
 import argparse
+import http.client
+import json
 import os
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import urllib.request
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from fullbandit.sessions import Session
-from fullbandit.sessions.http import make_server
+ROOT = Path(__file__).resolve().parent.parent
 
-WORKER = """
+# Run in a subprocess with the checkout under test first on sys.path: build a store whose
+# journal holds `observations` recorded pulls and `outstanding` more handed out.
+BUILD = """
+import sys
+from fullbandit.sessions import Session
+path, observations, outstanding = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+session = Session.start(path, algorithm="icb", n=20, k=5, epsilon=1e-9, delta=0.05, noise_scale=1.0, seed=0)
+recorded = 0
+while recorded < observations:
+    for pull in session.next(count=min(1000, observations - recorded)):
+        session.record(pull.id, 2.5 + 0.25 * ((pull.id * 7919) % 13 - 6))
+        recorded += 1
+while outstanding > 0:
+    outstanding -= len(session.next(count=min(10000, outstanding)))
+session.close()
+"""
+
+OPEN = """
 import sys, time
 from fullbandit.sessions import Session
-path, first, last, start = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])
+start = time.perf_counter()
+Session.open(sys.argv[1]).close()
+print(time.perf_counter() - start)
+"""
+
+LIBRARY = """
+import json, sys, time
+from fullbandit.sessions import Session
+path, first, count = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+times = []
 with Session.open(path) as session:
-    while time.time() < start:  # every process starts recording at the same moment
-        time.sleep(0.001)
-    for pull in range(first, last):
-        session.record(pull, 0.5)
-    print(time.time())
+    for pull in range(first, first + count):
+        start = time.perf_counter()
+        session.record(pull, 2.0)
+        times.append(time.perf_counter() - start)
+print(json.dumps(times))
 """
 
 
-def new_session(path: Path, pulls: int) -> None:
-    session = Session.start(path, algorithm="icb", n=20, k=5, epsilon=1e-6, delta=0.05, noise_scale=1.0, seed=0)
-    session.next(count=pulls)
-    session.close()
+def environment(checkout: Path) -> dict:
+    return {**os.environ, "PYTHONPATH": str(checkout), "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1"}
 
 
-def latency(folder: Path, records: int) -> np.ndarray:
-    path = folder / "latency.db"
-    new_session(path, records)
+def python(checkout: Path, code: str, *args) -> str:
+    done = subprocess.run([sys.executable, "-c", code, *map(str, args)], env=environment(checkout), check=True,
+                          capture_output=True, text=True)
+    return done.stdout
+
+
+class Server:
+    """``fullbandit session serve STORE --port 0`` of ``checkout`` in its own process."""
+
+    def __init__(self, checkout: Path, store: Path):
+        started = time.perf_counter()
+        # The request log goes to a file: a pipe nobody reads would fill and block the server.
+        self.log_path = store.with_suffix(".log")
+        self.log = self.log_path.open("a")
+        self.process = subprocess.Popen([sys.executable, "-m", "fullbandit", "session", "serve", str(store),
+                                         "--port", "0"], env=environment(checkout), stdout=subprocess.PIPE,
+                                        stderr=self.log, text=True)
+        line = self.process.stdout.readline() if self.process.stdout else ""
+        if "http://" not in line:
+            raise RuntimeError(f"the server did not start: {line!r} {self.log_path.read_text()}")
+        self.port = int(line.split("http://", 1)[1].split("/", 1)[0].rsplit(":", 1)[1])
+        self.request("GET", "/status")
+        self.ready = time.perf_counter() - started
+
+    def connection(self) -> http.client.HTTPConnection:
+        return http.client.HTTPConnection("127.0.0.1", self.port, timeout=600)
+
+    def request(self, method: str, route: str, body=None, connection=None) -> tuple[int, bytes]:
+        own = connection is None
+        connection = connection or self.connection()
+        data = None if body is None else json.dumps(body).encode()
+        connection.request(method, route, body=data, headers={"Content-Type": "application/json"})
+        response = connection.getresponse()
+        answer = response.read()
+        if own:
+            connection.close()
+        return response.status, answer
+
+    def close(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=120)
+        self.log.close()
+
+
+def record_all(server: Server, pulls: range) -> list[float]:
+    """Record ``pulls`` over one keep-alive connection; the latency of each, in seconds."""
+    connection = server.connection()
     times = []
-    with Session.open(path) as session:
-        for pull in range(records):
-            start = time.perf_counter()
-            session.record(pull, 0.5)
-            times.append(time.perf_counter() - start)
-    return np.array(times) * 1000.0
+    for pull in pulls:
+        start = time.perf_counter()
+        status, answer = server.request("POST", "/record", {"pull": pull, "reward": 2.0}, connection)
+        times.append(time.perf_counter() - start)
+        if status != 200:
+            raise RuntimeError(f"POST /record of pull {pull}: {status} {answer[:200]!r}")
+    connection.close()
+    return times
 
 
-def page_loads(path: Path, loads: int) -> tuple[float, float]:
-    """``(first load, median of the next loads)`` of the status page, in milliseconds."""
-    server = make_server(path, port=0)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    url = f"http://127.0.0.1:{server.server_address[1]}/"
+def concurrent(server: Server, first: int, clients: int, each: int) -> float:
+    """Records per second of ``clients`` clients recording ``each`` pulls of their own at once."""
+    barrier = threading.Barrier(clients + 1)
+    ends = [0.0] * clients
+
+    def client(index: int) -> None:
+        barrier.wait()
+        record_all(server, range(first + index * each, first + (index + 1) * each))
+        ends[index] = time.perf_counter()
+
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(clients)]
+    for thread in threads:
+        thread.start()
+    barrier.wait()
+    start = time.perf_counter()
+    for thread in threads:
+        thread.join()
+    return clients * each / (max(ends) - start)
+
+
+def page_loads(server: Server, loads: int = 10) -> tuple[float, float]:
     times = []
+    for _ in range(loads + 1):
+        start = time.perf_counter()
+        status, _ = server.request("GET", "/")
+        times.append(time.perf_counter() - start)
+        if status != 200:
+            raise RuntimeError(f"GET /: {status}")
+    return times[0], float(np.median(times[1:]))
+
+
+def measure(checkout: Path, label: str, folder: Path, args, records: int) -> list[dict]:
+    clients_each = max(1, records // args.clients)
+    library = min(records, 500)
+    outstanding = records + args.clients * clients_each + library
+    store = folder / f"{label}.db"
+    print(f"[{label}] building a store of {args.observations} observations ...", flush=True)
+    python(checkout, BUILD, store, args.observations, outstanding)
+    first = args.observations  # the pulls handed out after the recorded ones
+    opens = [float(python(checkout, OPEN, store)) for _ in range(args.opens)]
+    print(f"[{label}] open {np.median(opens):.3f} s; serving ...", flush=True)
+    server = Server(checkout, store)
     try:
-        for _ in range(loads + 1):
-            start = time.perf_counter()
-            with urllib.request.urlopen(url, timeout=60) as response:
-                response.read()
-            times.append(time.perf_counter() - start)
+        latencies = np.array(record_all(server, range(first, first + records))) * 1000
+        rate = concurrent(server, first + records, args.clients, clients_each)
+        first_page, cached_page = page_loads(server)
     finally:
-        server.shutdown()
-        server.server_close()
-    return times[0] * 1000.0, float(np.median(times[1:])) * 1000.0
+        server.close()
+    start = first + records + args.clients * clients_each
+    library_times = np.array(json.loads(python(checkout, LIBRARY, store, start, library))) * 1000
+    at = args.observations
+    rows = [("server ready (s)", server.ready), ("open (s, median)", float(np.median(opens))),
+            ("POST /record median (ms)", float(np.median(latencies))),
+            ("POST /record p99 (ms)", float(np.percentile(latencies, 99))),
+            (f"{args.clients} clients (records/s)", rate),
+            ("GET / after records (ms)", first_page * 1000), ("GET / unchanged (ms, median)", cached_page * 1000),
+            ("library record median (ms)", float(np.median(library_times))),
+            ("library record p99 (ms)", float(np.percentile(library_times, 99)))]
+    for measure_name, value in rows:
+        print(f"[{label}] {measure_name:<32} {value:10.3f}", flush=True)
+    return [{"checkout": label, "measure": name, "value": value, "observations": at, "records": records}
+            for name, value in rows]
 
 
-def throughput(folder: Path, processes: int, each: int) -> float:
-    path = folder / "throughput.db"
-    new_session(path, processes * each)
-    root = Path(__file__).resolve().parent.parent
-    env = {**os.environ, "PYTHONPATH": str(root)}
-    start = time.time() + 3.0  # time enough for every process to import and open the store
-    workers = [subprocess.Popen([sys.executable, "-c", WORKER, str(path), str(i * each), str((i + 1) * each),
-                                 str(start)], env=env, stdout=subprocess.PIPE, text=True)
-               for i in range(processes)]
-    ends = [float(worker.communicate()[0]) for worker in workers]
-    return processes * each / (max(ends) - start)
+def figure(table: pd.DataFrame, path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    wide = table.pivot(index="measure", columns="checkout", values="value")
+    wide = wide.loc[[m for m in table["measure"].unique()]]
+    axes = wide.plot.barh(figsize=(9, 5), logx=True)
+    axes.set_xlabel("value (log scale; units in each label)")
+    axes.set_ylabel("")
+    axes.set_title(f"Live session costs at {int(table['observations'].iloc[0]):,} observations")
+    axes.invert_yaxis()
+    plt.tight_layout()
+    plt.savefig(path, dpi=120)
 
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--out", default="benchmarks/results/sessions.csv")
-    parser.add_argument("--records", type=int, default=1000)
-    parser.add_argument("--processes", type=int, default=8)
-    parser.add_argument("--each", type=int, default=100)
-    parser.add_argument("--page-loads", type=int, default=20)
-    parser.add_argument("--folder", default=None)
+    parser.add_argument("--observations", type=int, default=50_000)
+    parser.add_argument("--records", type=int, default=2000)
+    parser.add_argument("--clients", type=int, default=4)
+    parser.add_argument("--opens", type=int, default=3)
+    parser.add_argument("--compare", default=None, metavar="CHECKOUT",
+                        help="another checkout of fullbandit to measure side by side (its repository root)")
+    parser.add_argument("--compare-records", type=int, default=20)
+    parser.add_argument("--folder", default=None, help="where the stores are written (default: a temporary folder)")
     args = parser.parse_args(argv)
+    rows = []
     with tempfile.TemporaryDirectory(dir=args.folder) as folder:
-        times = latency(Path(folder), args.records)
-        first_page, cached_page = page_loads(Path(folder) / "latency.db", args.page_loads)
-        rate = throughput(Path(folder), args.processes, args.each)
-    rows = [{"measure": "record latency median (ms)", "value": float(np.median(times)), "records": args.records},
-            {"measure": "record latency p99 (ms)", "value": float(np.percentile(times, 99)), "records": args.records},
-            {"measure": f"concurrent records per second ({args.processes} processes)", "value": rate,
-             "records": args.processes * args.each},
-            {"measure": "status page, first load (ms)", "value": first_page, "records": args.records},
-            {"measure": f"status page, cached load (ms, median of {args.page_loads})", "value": cached_page,
-             "records": args.records}]
+        if args.compare:
+            rows += measure(Path(args.compare).resolve(), "compared", Path(folder), args, args.compare_records)
+        rows += measure(ROOT, "this checkout", Path(folder), args, args.records)
     table = pd.DataFrame(rows)
-    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-    table.to_csv(args.out, index=False)
-    print(table.to_string(index=False))
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    table.to_csv(out, index=False)
+    figure(table, out.with_suffix(".png"))
+    print(table.pivot(index="measure", columns="checkout", values="value").to_string())
 
 
 if __name__ == "__main__":
