@@ -94,8 +94,9 @@ def environment(checkout: Path) -> dict:
 
 
 def python(checkout: Path, code: str, *args) -> str:
+    # cwd: not a checkout, whose fullbandit `python -c` would import before PYTHONPATH's.
     done = subprocess.run([sys.executable, "-c", code, *map(str, args)], env=environment(checkout), check=True,
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, cwd=tempfile.gettempdir())
     return done.stdout
 
 
@@ -109,7 +110,7 @@ class Server:
         self.log = self.log_path.open("a")
         self.process = subprocess.Popen([sys.executable, "-m", "fullbandit", "session", "serve", str(store),
                                          "--port", "0"], env=environment(checkout), stdout=subprocess.PIPE,
-                                        stderr=self.log, text=True)
+                                        stderr=self.log, text=True, cwd=store.parent)  # cwd: as in python()
         line = self.process.stdout.readline() if self.process.stdout else ""
         if "http://" not in line:
             raise RuntimeError(f"the server did not start: {line!r} {self.log_path.read_text()}")
@@ -186,7 +187,8 @@ def measure(checkout: Path, label: str, folder: Path, args, records: int) -> lis
     clients_each = max(1, records // args.clients)
     library = min(records, 500)
     outstanding = records + args.clients * clients_each + library
-    store = folder / f"{label}.db"
+    store = folder / f"{label.replace(' ', '-')}.db"  # a campaign's name: letters, digits, '-', '_'
+
     print(f"[{label}] building a store of {args.observations} observations ...", flush=True)
     python(checkout, BUILD, store, args.observations, outstanding)
     first = args.observations  # the pulls handed out after the recorded ones

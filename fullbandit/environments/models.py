@@ -47,6 +47,7 @@ import math
 import numbers
 import operator
 from abc import ABC, abstractmethod
+from typing import Any
 
 import numpy as np
 
@@ -737,6 +738,38 @@ def _validated_count(count) -> int:
     return int(count)
 
 
+
+def graded_table(table, labels, row: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
+    """``(matrix, answered, counts, labels)`` of a table of graded answers, one row per ``row``.
+
+    ``table``: 0, 1 or NaN (no answer), rows x workers, or an object with ``correct`` and
+    ``worker_ids`` (a :class:`fullbandit.datasets.quiz.QuizData`, whose ids become the labels
+    unless ``labels`` is given). Refused, naming the cell or column: another value, a table
+    that is not 2-D, a worker who answered nothing (their accuracy is undefined).
+    """
+    if hasattr(table, "correct") and hasattr(table, "worker_ids"):
+        labels = table.worker_ids if labels is None else labels
+        table = table.correct
+    try:
+        matrix: np.ndarray = np.ma.filled(np.ma.asarray(table, dtype=float), np.nan)
+    except (TypeError, ValueError):  # text or other objects: numpy's message names no argument
+        raise TypeError(f"table must hold only 0, 1 or NaN (no answer), one row per {row}, got {table!r}") from None
+    if matrix.ndim != 2 or matrix.shape[0] < 1:
+        raise InvalidParameterError(f"table must be a 2-D ({row}s x workers) table, got shape {matrix.shape}")
+    answered = ~np.isnan(matrix)
+    bad = answered & (matrix != 0) & (matrix != 1)
+    if bad.any():
+        cell, worker = np.argwhere(bad)[0]
+        raise InvalidParameterError(f"table must hold only 0, 1 or NaN (no answer): {float(matrix[cell, worker])!r} "
+                                    f"at table[{cell}, {worker}]")
+    counts = answered.sum(axis=0)
+    if (counts == 0).any():
+        worker = int(np.flatnonzero(counts == 0)[0])
+        raise InvalidParameterError(f"table column {worker} answered no {row}, so its accuracy is undefined; drop "
+                                    "such workers (e.g. load_long(..., min_answers=1))")
+    return matrix, answered, counts, labels
+
+
 class SparseReplay(BernoulliTeam):
     """Replay of a sparse answer table: each member draws one of *its own* answered tasks.
 
@@ -787,29 +820,7 @@ class SparseReplay(BernoulliTeam):
     """
 
     def __init__(self, table, *, feedback="full", seed=None, labels=None):
-        if hasattr(table, "correct") and hasattr(table, "worker_ids"):
-            labels = table.worker_ids if labels is None else labels
-            table = table.correct
-        try:
-            matrix = np.ma.filled(np.ma.asarray(table, dtype=float), np.nan)
-        except (TypeError, ValueError):  # text or other objects: numpy's message names no argument
-            raise TypeError(f"table must hold only 0, 1 or NaN (no answer), one row per task, got {table!r}") from None
-        if matrix.ndim != 2 or matrix.shape[0] < 1:
-            raise InvalidParameterError(
-                f"table must be a 2-D (tasks x workers) table, got shape {matrix.shape}")
-        answered = ~np.isnan(matrix)
-        bad = answered & (matrix != 0) & (matrix != 1)
-        if bad.any():
-            task, worker = np.argwhere(bad)[0]
-            raise InvalidParameterError(
-                f"table must hold only 0, 1 or NaN (no answer): {float(matrix[task, worker])!r} at "
-                f"table[{task}, {worker}]")
-        counts = answered.sum(axis=0)
-        if (counts == 0).any():
-            worker = int(np.flatnonzero(counts == 0)[0])
-            raise InvalidParameterError(
-                f"table column {worker} answered no task, so its accuracy is undefined; drop such workers "
-                f"(e.g. load_long(..., min_answers=1))")
+        matrix, answered, counts, labels = graded_table(table, labels, "task")
         # Each worker's answers packed at the top of its column, so a draw is one index per member.
         packed = np.zeros((int(counts.max()), matrix.shape[1]))
         for worker in range(matrix.shape[1]):
@@ -898,30 +909,7 @@ class JointReplay(Environment):
     """
 
     def __init__(self, table, *, feedback="full", seed=None, labels=None):
-        if hasattr(table, "correct") and hasattr(table, "worker_ids"):
-            labels = table.worker_ids if labels is None else labels
-            table = table.correct
-        try:
-            matrix = np.ma.filled(np.ma.asarray(table, dtype=float), np.nan)
-        except (TypeError, ValueError):  # text or other objects: numpy's message names no argument
-            raise TypeError(f"table must hold only 0, 1 or NaN (no answer), one row per question, got "
-                            f"{table!r}") from None
-        if matrix.ndim != 2 or matrix.shape[0] < 1:
-            raise InvalidParameterError(
-                f"table must be a 2-D (questions x workers) table, got shape {matrix.shape}")
-        answered = ~np.isnan(matrix)
-        bad = answered & (matrix != 0) & (matrix != 1)
-        if bad.any():
-            question, worker = np.argwhere(bad)[0]
-            raise InvalidParameterError(
-                f"table must hold only 0, 1 or NaN (no answer): {float(matrix[question, worker])!r} at "
-                f"table[{question}, {worker}]")
-        counts = answered.sum(axis=0)
-        if (counts == 0).any():
-            worker = int(np.flatnonzero(counts == 0)[0])
-            raise InvalidParameterError(
-                f"table column {worker} answered no question, so its accuracy is undefined and it has no answer "
-                "to give; drop such workers (e.g. load_long(..., min_answers=1))")
+        matrix, answered, counts, labels = graded_table(table, labels, "question")
         filled = np.where(answered, matrix, 0.0)
         # Each worker's own answers packed at the top of its column: a fallback is one index per member.
         packed = np.zeros((int(counts.max()), matrix.shape[1]))

@@ -7,7 +7,7 @@ The names below are imported on first use (PEP 562): a program that uses one alg
 every other with its dependencies (networkx, scipy).
 """
 
-import importlib
+from fullbandit.util.lazy import lazy_names
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy knows the name)
 
@@ -42,16 +42,4 @@ if TYPE_CHECKING:  # what the lazy names are, for type checkers
     ALGORITHMS: tuple[type | AlgorithmSpec, ...]
 
 
-def __getattr__(name: str):
-    if name == "ALGORITHMS":
-        value: object = tuple(__getattr__(algorithm) for algorithm in _ALGORITHMS)
-    elif name in _HOMES:
-        value = getattr(importlib.import_module(_HOMES[name]), name)
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value  # later look-ups skip this function
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_names(globals(), _EXPORTS, {"ALGORITHMS": _ALGORITHMS})
