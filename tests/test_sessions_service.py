@@ -232,3 +232,24 @@ def test_the_page_reads_as_text_not_json():
                         "stop_reason": "budget exhausted"}, [], "pilot")
     assert "<li>ada</li><li>&lt;bo&gt;</li>" in page and "Budget left" in page and "budget exhausted" in page
     assert "Pulls still needed" not in page
+
+
+def test_answers_leave_without_waiting_for_the_clients_delayed_ack(tmp_path, monkeypatch):
+    """TCP_NODELAY on every connection: an answer is written as headers, then body, and with Nagle's algorithm
+    the body would wait for the client's delayed ACK of the headers (40 ms a record on a kept-alive connection,
+    measured by benchmarks/bench_sessions.py)."""
+    import socket
+
+    from fullbandit.sessions.http import Handler
+
+    seen = []
+    setup = Handler.setup
+
+    def recording_setup(self):
+        setup(self)
+        seen.append(self.connection.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+
+    monkeypatch.setattr(Handler, "setup", recording_setup)
+    with running(new_store(tmp_path)) as url:
+        assert call(url + "/status")[0] == 200
+    assert seen and all(seen), seen
