@@ -690,8 +690,13 @@ class Algorithm(Persistent, ABC):
             self.setup()
         if self._stop_reason is not RUNNING:
             raise ProtocolError(f"{self.label()} has stopped ({self.stop_reason}); it takes no more rewards")
-        pull_id = self._resolve(pull)
-        handle, token = self._pending[pull_id]
+        known = self._pending.get(pull.id) if type(pull) is Pull else None
+        if known is not None and known[0] is pull:  # the handle ask() handed out (what _resolve accepts first)
+            pull_id = pull.id
+        else:
+            pull_id = self._resolve(pull)
+            known = self._pending[pull_id]
+        handle, token = known
         feedback = self.feedback
         # The common case without the general checks' calls: a finite Python float for a team's reward
         # (x - x is 0.0 exactly for a finite x, NaN for an infinite or NaN one, which check_reward refuses).

@@ -189,7 +189,8 @@ class Handout:
         The plan reaches ``next_check`` allocated pulls (one more pull once past it), but
         allocates at most ``room`` pulls beyond those allocated so far (``room >= 1``).
         """
-        self._plan_if_empty(next_check, room)
+        if not self.planned:
+            self._plan_if_empty(next_check, room)
         plan, member = self.plan, self.cursor
         while not plan[member]:
             member = (member + 1) % len(plan)
