@@ -718,6 +718,8 @@ class Algorithm(Persistent, ABC):
             order.popleft()
             self._record_told(handle, token, value, squares)
             self._check_if_due()
+            if not order or order[0] in self._pending:
+                return  # what _record_in_order would find: nothing left, or the next oldest still out
         else:
             self._held[pull_id] = functools.partial(self._record_told, handle, token, value, squares)
         self._record_in_order()

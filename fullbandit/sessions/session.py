@@ -694,7 +694,7 @@ def _reward_value(text: str):
     match = _JSON_NUMBER.fullmatch(text)
     if match is None:
         return json.loads(text)  # a list (semi feedback), or anything else: as the decoder reads it
-    return float(text) if match.group(1) or match.group(2) else int(text)
+    return float(text) if match.lastindex else int(text)  # a fraction or an exponent matched (group 1 or 2)
 
 
 def pulls_needed(pulls: int, gap_bound: float | None, epsilon: float | None, *, fired: bool,

@@ -301,6 +301,8 @@ def events(connection: sqlite3.Connection, path: Path, after: int = 0) -> list[E
     # Every row of the query has Event's eight fields (Event._make would only check the length again).
     new = tuple.__new__
     sha256, escape, text_types = _sha256, _escape, _TEXT
+    # repr of the last time seen: the pulls of one request share it (equal non-zero floats have one repr)
+    last_at, at_text = 0.0, "0.0"
     for expected, row in enumerate(rows, start=after + 1):
         event = new(Event, row)
         number, pull, arms, count, reward, at, stored, kind = event
@@ -312,7 +314,9 @@ def events(connection: sqlite3.Connection, path: Path, after: int = 0) -> list[E
         # (at - at is 0.0 only for a finite float); anything else goes through event_digest.
         if type(at) is float and at - at == 0.0 and type(number) is int and type(pull) is int:
             if kind == PULL and type(arms) is str and type(count) is int:
-                digest = sha256(f'[{quoted},"pull",{number},{pull},{escape(arms)},{count},{at!r}]'
+                if at != last_at or not at:
+                    last_at, at_text = at, float.__repr__(at)
+                digest = sha256(f'[{quoted},"pull",{number},{pull},{escape(arms)},{count},{at_text}]'
                                 .encode()).hexdigest()
             elif kind == OBSERVATION and type(reward) is str:
                 digest = sha256(f'[{quoted},"observation",{number},{pull},{escape(reward)},{at!r}]'
