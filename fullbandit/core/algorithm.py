@@ -297,6 +297,8 @@ class Algorithm(Persistent, ABC):
     _journal: Journal
     _largest_reward: float  # largest |reward| per pull (per member) recorded: see _meaningful
     _header: dict  # how the run was made: class, parameters, seed record, what setup was offered
+    # True once setup() has built the working state (a class default, read directly by the hot paths).
+    _set_up: bool = False
 
     # --- parameters ---------------------------------------------------------------------
     @classmethod
@@ -358,7 +360,7 @@ class Algorithm(Persistent, ABC):
     # --- lifecycle ----------------------------------------------------------------------
     @property
     def is_set_up(self) -> bool:
-        return getattr(self, "_set_up", False)
+        return self._set_up
 
     def setup(self, *, noise_scale: float | None = None, reward_range=None, prior=None) -> Self:
         """Validate the parameters and build the working state (the first ``ask`` does it too).
@@ -557,7 +559,7 @@ class Algorithm(Persistent, ABC):
 
     def outstanding_pull(self, pull_id: int) -> Pull | None:
         """The outstanding pull with id ``pull_id`` (handed out, not told or abandoned), or ``None``."""
-        known = self._pending.get(pull_id) if self.is_set_up else None
+        known = self._pending.get(pull_id) if self._set_up else None
         return None if known is None else known[0]
 
     def outstanding_blocks(self, blocks_id: int) -> PullBlocks | None:
@@ -594,21 +596,22 @@ class Algorithm(Persistent, ABC):
         limit = min(int(max_count), remaining)
         arms, count, token = self._next_pull(limit)
         pull = Pull(self._next_id, tuple(arms), int(count))
-        if not 1 <= self.cost(pull) <= limit:  # an algorithm's bug, not the caller's
-            raise RuntimeError(f"{type(self).__name__}._next_pull returned a pull of cost {self.cost(pull)} "
+        cost = self.cost(pull)
+        if not 1 <= cost <= limit:  # an algorithm's bug, not the caller's
+            raise RuntimeError(f"{type(self).__name__}._next_pull returned a pull of cost {cost} "
                                f"outside 1..{limit}")
         self._next_id += 1
         self._pending[pull.id] = (pull, token)
         self._order.append(pull.id)
         if self._by_arms is not None:
             self._by_arms.setdefault(pull.arms, []).append(pull.id)
-        self._outstanding += self.cost(pull)
+        self._outstanding += cost
         self._journal.ask(max_count)
         return pull
 
     def _check_askable(self, max_count) -> int:
         """Set up if needed, refuse a bad ``max_count``, a stopped run or a spent budget; the budget left."""
-        if not self.is_set_up:
+        if not self._set_up:
             self.setup()
         if type(max_count) is not int and (isinstance(max_count, bool) or not isinstance(max_count, numbers.Integral)) \
                 or max_count < 1:
@@ -683,28 +686,54 @@ class Algorithm(Persistent, ABC):
         >>> algorithm.n_pulls, algorithm.held
         (1, ())
         """
-        if not self.is_set_up:
+        if not self._set_up:
             self.setup()
         if self._stop_reason is not RUNNING:
             raise ProtocolError(f"{self.label()} has stopped ({self.stop_reason}); it takes no more rewards")
-        pull_id = self._resolve(pull)
-        handle, token = self._pending[pull_id]
-        value = check_reward(self.feedback, reward, handle.arms)
+        known = self._pending.get(pull.id) if type(pull) is Pull else None
+        if known is not None and known[0] is pull:  # the handle ask() handed out (what _resolve accepts first)
+            pull_id = pull.id
+        else:
+            pull_id = self._resolve(pull)
+            known = self._pending[pull_id]
+        handle, token = known
+        feedback = self.feedback
+        # The common case without the general checks' calls: a finite Python float for a team's reward
+        # (x - x is 0.0 exactly for a finite x, NaN for an infinite or NaN one, which check_reward refuses).
+        if type(reward) is float and feedback == "full" and reward - reward == 0.0:
+            value = reward
+        else:
+            value = check_reward(feedback, reward, handle.arms)
         squares = None if sum_of_squares is None \
-            else check_square_sum(self.feedback, sum_of_squares, value, handle.arms, handle.count)
+            else check_square_sum(feedback, sum_of_squares, value, handle.arms, handle.count)
         self._check_observation(handle, value, squares)
         del self._pending[pull_id]
-        self._forget_arms(handle)
+        if self._by_arms is not None:
+            self._forget_arms(handle)
         self._journal.tell(pull_id, value, squares)
-
-        def record() -> None:
-            self._outstanding -= self.cost(handle)
-            self._observe(token, handle.arms, handle.count, value, squares)
-            self._told += self.cost(handle)
-            self._largest_reward = max(self._largest_reward, largest_per_pull(value, handle.count))
-
-        self._held[pull_id] = record
+        order = self._order
+        if order[0] == pull_id and type(self)._record_in_order is Algorithm._record_in_order:
+            # The oldest pull out (the usual case): recorded now, exactly as _record_in_order would record it
+            # first, without holding it; then whatever it held back (younger tells, abandons) follows.
+            order.popleft()
+            self._record_told(handle, token, value, squares)
+            self._check_if_due()
+            if not order or order[0] in self._pending:
+                return  # what _record_in_order would find: nothing left, or the next oldest still out
+        else:
+            self._held[pull_id] = functools.partial(self._record_told, handle, token, value, squares)
         self._record_in_order()
+
+    def _record_told(self, handle: Pull, token: Any, value, squares) -> None:
+        """Record the checked observation of the told pull ``handle`` (its turn in handing-out order)."""
+        cost = self.cost(handle)
+        self._outstanding -= cost
+        count = handle.count
+        self._observe(token, handle.arms, count, value, squares)
+        self._told += cost
+        # largest_per_pull's own arithmetic for a float, without the call
+        largest = abs(value) / count if type(value) is float else largest_per_pull(value, count)
+        self._largest_reward = max(self._largest_reward, largest)
 
     def _record_in_order(self) -> None:
         """Record the held observations whose older pulls are all told or abandoned, oldest first,

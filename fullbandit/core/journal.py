@@ -97,7 +97,10 @@ class Journal:
         else:
             self.codes.append(TELL if squares is None else TELL_SQUARES)
         self.ints.append(pull_id)
-        _extend(self.reals, values)
+        if type(values) is float:  # a team's reward: what _extend does, without the call
+            self.reals.append(values)
+        else:
+            _extend(self.reals, values)
         if squares is not None:
             _extend(self.reals, squares)
 

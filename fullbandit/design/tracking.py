@@ -134,10 +134,11 @@ class Tracker:
         >>> tracker.allocate(8).tolist()  # member 1 is next in line
         [0, 1, 0]
         """
-        total = check_int("total", total, low=int(self.counts.sum()))
-        before = self.counts.copy()
-        missing = total - int(before.sum())
-        if missing and self._uniform and 8 * missing >= before.size:
+        allocated = int(self.counts.sum())
+        total = check_int("total", total, low=allocated)
+        missing = total - allocated
+        if missing and self._uniform and 8 * missing >= self.counts.size:
+            before = self.counts.copy()
             order = np.lexsort((np.arange(before.size), before))  # fewest pulls first, then index
             passes, extra = divmod(missing, before.size)
             added = np.full(before.size, passes, dtype=np.int64)
@@ -145,10 +146,11 @@ class Tracker:
             self.counts += added
             self._heap = [(int(c) / w, j) for j, (c, w) in enumerate(zip(self.counts, self._weights, strict=True))]
             heapq.heapify(self._heap)
-        else:
-            for _ in range(missing):
-                self.advance()
-        return self.counts - before
+            return self.counts - before
+        added = np.zeros(self.counts.size, dtype=np.int64)
+        for _ in range(missing):
+            added[self.advance()] += 1
+        return added
 
 
 class Handout:
@@ -189,7 +191,8 @@ class Handout:
         The plan reaches ``next_check`` allocated pulls (one more pull once past it), but
         allocates at most ``room`` pulls beyond those allocated so far (``room >= 1``).
         """
-        self._plan_if_empty(next_check, room)
+        if not self.planned:
+            self._plan_if_empty(next_check, room)
         plan, member = self.plan, self.cursor
         while not plan[member]:
             member = (member + 1) % len(plan)

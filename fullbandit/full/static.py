@@ -389,7 +389,7 @@ class StaticFullBandit(Algorithm):
             self._design.record(int(token), reward, count, squares)
 
     def _check_observation(self, pull, reward, sum_of_squares) -> None:
-        if not self._uses_variances():
+        if self.confidence not in RANGE_CONFIDENCES:  # not self._uses_variances(), without the call (every tell)
             return
         count = pull.count
         if sum_of_squares is None and count > 1:

@@ -66,6 +66,7 @@ fullbandit.sessions.session.RecordConflict: pull=0 is already recorded with rewa
 from __future__ import annotations
 
 import csv
+import functools
 import json
 import math
 import numbers
@@ -678,6 +679,7 @@ def _check_replayed_pull(pull: Pull, event: store.Event, path: Path) -> None:
                          "another version")
 
 
+@functools.lru_cache(maxsize=1 << 14)  # a design hands out few distinct teams, each many times
 def _arms_text(arms) -> str:
     """``json.dumps(list(arms))`` for integer arms (what :meth:`Session.next` journals)."""
     return "[" + ", ".join(map(str, arms)) + "]"
@@ -692,7 +694,7 @@ def _reward_value(text: str):
     match = _JSON_NUMBER.fullmatch(text)
     if match is None:
         return json.loads(text)  # a list (semi feedback), or anything else: as the decoder reads it
-    return float(text) if match.group(1) or match.group(2) else int(text)
+    return float(text) if match.lastindex else int(text)  # a fraction or an exponent matched (group 1 or 2)
 
 
 def pulls_needed(pulls: int, gap_bound: float | None, epsilon: float | None, *, fired: bool,

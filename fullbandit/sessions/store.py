@@ -295,22 +295,42 @@ def events(connection: sqlite3.Connection, path: Path, after: int = 0) -> list[E
     except sqlite3.DatabaseError as error:
         raise StateError(f"session store {path}: the journal cannot be read: {error}") from None
     previous = digest_at(connection, path, after)
+    quoted = _json(previous)  # the previous digest as its JSON text (as chain writes it)
     seq = after
     found = []
-    make = Event._make
+    # Every row of the query has Event's eight fields (Event._make would only check the length again).
+    new = tuple.__new__
+    sha256, escape, text_types = _sha256, _escape, _TEXT
+    # repr of the last time seen: the pulls of one request share it (equal non-zero floats have one repr)
+    last_at, at_text = 0.0, "0.0"
     for expected, row in enumerate(rows, start=after + 1):
-        event = make(row)
-        if event.seq != expected:
-            raise StateError(f"session store {path}: journal event {expected} is missing (next is {event.seq})")
-        if type(event.reward) not in _TEXT or type(event.arms) not in _TEXT:
-            raise StateError(f"session store {path}: journal event {event.seq} has a field of the wrong type")
-        digest = event_digest(previous, event)
-        if digest != event.digest:
+        event = new(Event, row)
+        number, pull, arms, count, reward, at, stored, kind = event
+        if number != expected:
+            raise StateError(f"session store {path}: journal event {expected} is missing (next is {number})")
+        if type(reward) not in text_types or type(arms) not in text_types:
+            raise StateError(f"session store {path}: journal event {number} has a field of the wrong type")
+        # pull_digest's and observation_digest's text, written here for the types the tables hold
+        # (at - at is 0.0 only for a finite float); anything else goes through event_digest.
+        if type(at) is float and at - at == 0.0 and type(number) is int and type(pull) is int:
+            if kind == PULL and type(arms) is str and type(count) is int:
+                if at != last_at or not at:
+                    last_at, at_text = at, float.__repr__(at)
+                digest = sha256(f'[{quoted},"pull",{number},{pull},{escape(arms)},{count},{at_text}]'
+                                .encode()).hexdigest()
+            elif kind == OBSERVATION and type(reward) is str:
+                digest = sha256(f'[{quoted},"observation",{number},{pull},{escape(reward)},{at!r}]'
+                                .encode()).hexdigest()
+            else:
+                digest = event_digest(previous, event)
+        else:
+            digest = event_digest(previous, event)
+        if digest != stored:
             chained = ", or the meta row (meta 'created') it is chained to," if event.seq == 1 else ""
             raise StateError(f"session store {path}: journal event {event.seq} ({event.kind} of pull {event.pull})"
                              f"{chained} was changed after it was recorded (its digest does not match)")
         found.append(event)
-        seq, previous = event.seq, digest
+        seq, previous, quoted = number, digest, f'"{digest}"'  # a hex digest is its own JSON text, quoted
     _check_head(connection, path, seq, previous)
     return found
 
