@@ -129,19 +129,6 @@ def test_sparse_real_data_rte_replays_with_the_workers_accuracies():
 
 
 # --- solve and plan offer the declared range as a session does -----------------------------------------------------
-@pytest.fixture
-def built(monkeypatch) -> list[Algorithm]:
-    """Every algorithm a registry entry builds during the test."""
-    algorithms: list[Algorithm] = []
-    original = registry.AlgorithmSpec.build
-
-    def build(self, problem, **parameters):
-        algorithm = original(self, problem, **parameters)
-        algorithms.append(algorithm)
-        return algorithm
-
-    monkeypatch.setattr(registry.AlgorithmSpec, "build", build)
-    return algorithms
 
 
 def session_algorithm(tmp_path, algorithm: str, n: int, k: int, **declared) -> Algorithm:

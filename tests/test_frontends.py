@@ -96,21 +96,6 @@ def test_session_start_passes_exactly_the_class_defaults(name, tmp_path):
     assert stored(built) == class_defaults(spec)
 
 
-@pytest.fixture
-def built(monkeypatch) -> list[Algorithm]:
-    """Every algorithm a registry entry builds during the test."""
-    algorithms: list[Algorithm] = []
-    original = registry.AlgorithmSpec.build
-
-    def build(self, problem, **parameters):
-        algorithm = original(self, problem, **parameters)
-        algorithms.append(algorithm)
-        return algorithm
-
-    monkeypatch.setattr(registry.AlgorithmSpec, "build", build)
-    return algorithms
-
-
 def test_plan_passes_the_class_defaults_but_its_epsilon_and_budget(built, capsys):
     assert main(["plan", "--accuracies", "0.9,0.8,0.5,0.4,0.3,0.2", "--k", "2", "--runs", "1", "--budget", "30",
                  "--json"]) == 0
