@@ -516,7 +516,18 @@ class BernoulliTeam(Environment):
         return self._rng.binomial(counts[:, None], self._means[np.stack(arms)]).sum(axis=1).astype(float)
 
 
-class Replay(Environment):
+class _SameQuestion(Environment):
+    """Rewards of members answering one question: 0/1 each, so ``R = 1/2`` per member and, the members
+    being dependent, only the range's ``k/2`` for a sum of ``k`` (Hoeffding), in ``[0, k]``."""
+
+    def noise_scales(self, k: int) -> tuple[float, float]:
+        return 0.5, 0.5 * k
+
+    def reward_ranges(self, k: int) -> tuple[tuple[float, float], tuple[float, float]]:
+        return (0.0, 1.0), (0.0, float(k))
+
+
+class Replay(_SameQuestion):
     """Replay of a real answer matrix: each pull draws one question uniformly at random.
 
     A member's reward is 1 if that worker answered the drawn question correctly. The
@@ -552,12 +563,6 @@ class Replay(Environment):
     @property
     def n_questions(self) -> int:
         return self._correct.shape[0]
-
-    def noise_scales(self, k: int) -> tuple[float, float]:
-        return 0.5, 0.5 * k
-
-    def reward_ranges(self, k: int) -> tuple[tuple[float, float], tuple[float, float]]:
-        return (0.0, 1.0), (0.0, float(k))
 
     def member_rewards(self, arms, count):
         if count == 1:
@@ -841,7 +846,7 @@ class SparseReplay(BernoulliTeam):
         return super().member_rewards(arms, count)
 
 
-class JointReplay(Environment):
+class JointReplay(_SameQuestion):
     """Joint replay of real graded answers: on every pull the whole team answers ONE question.
 
     What a live campaign sees when every member of a team is given the same question and the
@@ -938,12 +943,6 @@ class JointReplay(Environment):
     def dense(self) -> bool:
         """Whether every worker answered every question (no member ever falls back)."""
         return self._dense
-
-    def noise_scales(self, k: int) -> tuple[float, float]:
-        return 0.5, 0.5 * k
-
-    def reward_ranges(self, k: int) -> tuple[tuple[float, float], tuple[float, float]]:
-        return (0.0, 1.0), (0.0, float(k))
 
     def member_rewards(self, arms, count):
         if count == 1:
