@@ -3,7 +3,8 @@
 ``start`` creates the store, ``next`` prints teams to try, ``record`` stores an observed
 reward (again with the same reward: a no-op), ``abandon`` gives back a pull that will never be
 answered (its team is handed out again; never abandon because of an answer), ``status`` shows
-the stopping statistic against epsilon, ``export`` writes the observations as CSV, ``serve``
+the stopping statistic against epsilon, ``export`` writes the observations as CSV, ``verify``
+checks every digest and replays the whole journal (an open starts from the store's checkpoint), ``serve``
 offers the same over HTTP (:mod:`fullbandit.sessions.http`). A refused command exits with status 2 and changes nothing.
 
 ``start`` takes any registered algorithm. The question follows its declared decision classes:
@@ -89,6 +90,9 @@ def add_parser(commands) -> None:
     status = actions.add_parser("status", help="pulls so far, best team, stopping statistic")
     status.add_argument("store")
     status.add_argument("--json", action="store_true", help="print the status as JSON")
+    verify = actions.add_parser("verify", help="check every digest of the journal, replay it whole and check the "
+                                               "store's checkpoint against it")
+    verify.add_argument("store")
     export = actions.add_parser("export", help="write the observations as CSV")
     export.add_argument("store")
     export.add_argument("--out", required=True, help="the CSV file to write")
@@ -242,6 +246,14 @@ def run(args) -> int:
 
         serve(args.stores, host=args.host, port=args.port, token=args.token, folder=args.folder, new=args.new,
               cors_origins=args.cors_origin)
+        return 0
+    if args.action == "verify":
+        with Session.open(args.store, verify="full") as session:
+            status = session.status()
+            agreed = session.checked_checkpoint
+            print(f"verified {args.store}: every digest of the journal checked and the journal replayed "
+                  f"({status['pulls']} pulls recorded, {status['outstanding']} outstanding); " +
+                  ("no checkpoint" if agreed is None else f"its checkpoint (after event {agreed}) agrees"))
         return 0
     with Session.open(args.store) as session:
         if args.action == "next":

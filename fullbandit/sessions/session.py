@@ -65,12 +65,14 @@ fullbandit.sessions.session.RecordConflict: pull=0 is already recorded with rewa
 
 from __future__ import annotations
 
+import copy
 import csv
 import functools
 import json
 import math
 import numbers
 import os
+import pickle
 import re
 import secrets
 import sqlite3
@@ -91,12 +93,20 @@ from fullbandit.core.result import STOPPING_RULE
 from fullbandit.core.rewards import check_reward
 from fullbandit.full.static import RANGE_TOLERANCE
 from fullbandit.problems.classes import DecisionClass, PartitionMatroid, Thresholding, TopK, decision_class_from_dict
-from fullbandit.sessions import store
+from fullbandit.sessions import checkpoint, store
 from fullbandit.util.state import StateError
 from fullbandit.util.validation import InvalidParameterError, check_reward_range
 
 #: The most pulls one ``next`` hands out (a guard against a typo such as ``--count 1000000``).
 MAX_COUNT = 10_000
+#: How :meth:`Session.open` checks the journal: from the checkpoint on, or all of it (and the checkpoint against it).
+VERIFY_MODES = ("resume", "full")
+#: A checkpoint is written once this many events followed the last one ...
+CHECKPOINT_EVERY = 1000
+#: ... and this fraction of the journal (1/50): an open replays at most max(1000, 2%) of its events.
+CHECKPOINT_SPACING = 50
+#: How long writing a checkpoint after an open waits for another process's write lock (ms).
+CHECKPOINT_WAIT_MS = 100
 #: How many outstanding pull ids :meth:`Session.status` lists (the oldest; :meth:`Session.outstanding` has all).
 OUTSTANDING_IDS = 20
 
@@ -125,6 +135,10 @@ class Session:
         self._state: tuple[Algorithm, int, str] | None = None
         # Held by every operation on the connection or the kept algorithm (reentrant: export calls write_csv).
         self._lock = threading.RLock()
+        # The seq of the store's checkpoint this session read or wrote (0: none usable).
+        self._checkpoint_seq = 0
+        #: After ``open(verify="full")``: the event the checkpoint found to agree with the replay follows (None: none).
+        self.checked_checkpoint: int | None = None
 
     # --- creation and opening -----------------------------------------------------------
     @classmethod
@@ -211,12 +225,23 @@ class Session:
         return cls.open(path)
 
     @classmethod
-    def open(cls, path) -> Session:
+    def open(cls, path, *, verify: str = "resume") -> Session:
         """Open an existing store, refusing (:class:`StateError`, nothing written) a damaged or edited one.
 
-        One pass over the journal: every event's digest is checked (and the journal's end
-        against its head) as the event is read, and the algorithm replays the events.
+        ``verify="resume"`` (the default) starts from the store's checkpoint when it has a usable
+        one (:mod:`fullbandit.sessions.checkpoint`: written by this very code, bound to its
+        journal event and to the meta row): the digests of that event and of every event after
+        it are checked (and the journal's end against its head) as the algorithm replays them,
+        so the cost is that of the events since the checkpoint. Without a usable checkpoint the
+        whole journal is checked and replayed.
+
+        ``verify="full"`` checks every digest and replays the whole journal whatever the
+        checkpoint, then refuses a store whose checkpoint disagrees with that replay (its
+        record, its next pulls): what ``fullbandit session verify`` runs. The export checks
+        every digest too.
         """
+        if verify not in VERIFY_MODES:
+            raise InvalidParameterError(f"verify={verify!r} must be one of {', '.join(map(repr, VERIFY_MODES))}")
         path = Path(path)
         connection = store.connect(path)
         try:
@@ -224,9 +249,14 @@ class Session:
             session = cls(path, connection, created)
             connection.execute("BEGIN")
             try:
-                session._state = session._replay()  # from the start: every digest of the journal
+                if verify == "full":
+                    session._state = session._replay()  # from the start: every digest of the journal
+                    session.checked_checkpoint = session._check_checkpoint(session._state)
+                else:
+                    session._state = session._replay(session._stored_checkpoint())
             finally:
                 connection.execute("ROLLBACK")
+            session._checkpoint_after_open()
         except BaseException:
             connection.close()
             raise
@@ -562,10 +592,15 @@ class Session:
         return count
 
     def write_csv(self, handle) -> int:
-        """Write the observations as CSV to the text file ``handle`` (one row each, oldest first); return how many."""
+        """Write the observations as CSV to the text file ``handle`` (one row each, oldest first); return how many.
+
+        Checks every digest of the journal first (whatever the open checked): an edited row is
+        refused (:class:`StateError`), never exported.
+        """
         workers = self.created["workers"]
-        with self._lock:
-            rows = self._connection.execute(
+        with self.reading() as connection:
+            store.events(connection, self.path)  # every digest checked: the rows written are the journal's
+            rows = connection.execute(
                 "SELECT o.seq, o.pull, p.arms, p.count, o.reward, o.recorded_at FROM observations o "
                 "JOIN pulls p ON p.id = o.pull ORDER BY o.seq").fetchall()
         writer = csv.writer(handle)
@@ -597,12 +632,105 @@ class Session:
             try:
                 algorithm, seq, digest = self._replay(kept)
                 value, new_seq, new_digest = operation(algorithm, seq, digest)
+                checkpointed = self._checkpoint(algorithm, new_seq, new_digest)
                 connection.execute("COMMIT")
             except BaseException:
                 connection.execute("ROLLBACK")
                 raise
             self._state = (algorithm, new_seq, new_digest)
+            self._checkpoint_seq = checkpointed or self._checkpoint_seq
             return value
+
+    # --- checkpoints (fullbandit.sessions.checkpoint) -------------------------------------
+    def _stored_checkpoint(self) -> tuple[Algorithm, int, str] | None:
+        """The store's checkpoint as a kept state ``(algorithm, seq, digest)``, or ``None`` when it has no usable one.
+
+        Usable: written by this code (:func:`~fullbandit.sessions.checkpoint.code_fingerprint`), its
+        event still in the journal with its digest, its binding to that event and the meta row
+        intact, and its pickle readable by the restricted unpickler. Anything else is ignored
+        (the journal is replayed from its start, which checks every digest).
+        """
+        connection = self._connection
+        stored = store.read_checkpoint(connection)
+        if stored is None or stored.code != checkpoint.code_fingerprint() or not 0 < stored.seq <= \
+                store.last_seq(connection):
+            return None
+        meta = store.digest_at(connection, self.path, 0)
+        if store.digest_at(connection, self.path, stored.seq) != stored.digest or stored.binding != \
+                store.checkpoint_binding(meta, stored.seq, stored.digest, stored.code, stored.state):
+            return None
+        try:
+            algorithm = checkpoint.loads(stored.state)
+        except pickle.UnpicklingError:
+            return None
+        self._checkpoint_seq = stored.seq
+        return algorithm, stored.seq, stored.digest
+
+    def _checkpoint(self, algorithm: Algorithm, seq: int, digest: str) -> int | None:
+        """Store ``algorithm`` (after event ``seq``) as the checkpoint when enough events followed the last one.
+
+        In the caller's write transaction; returns ``seq`` when written. Every
+        :data:`CHECKPOINT_EVERY` events, and never more often than every ``seq //``
+        :data:`CHECKPOINT_SPACING` events: the state grows with the journal (its record), so the
+        bytes written per event stay bounded while an open replays at most that many events.
+        """
+        if seq - self._checkpoint_seq < max(CHECKPOINT_EVERY, seq // CHECKPOINT_SPACING) \
+                or not checkpoint.can_checkpoint(algorithm):
+            return None
+        state = checkpoint.dumps(algorithm)
+        if state is None:
+            return None
+        store.write_checkpoint(self._connection, store.digest_at(self._connection, self.path, 0), seq, digest,
+                               checkpoint.code_fingerprint(), state)
+        return seq
+
+    def _checkpoint_after_open(self) -> None:
+        """Write a checkpoint when the open replayed many events (a store without one, or after an upgrade).
+
+        Skipped, silently, when another process holds the write lock for more than
+        :data:`CHECKPOINT_WAIT_MS` or the file cannot be written: it is only a cache.
+        """
+        if self._state is None or not self._state[1] - self._checkpoint_seq >= CHECKPOINT_EVERY:
+            return
+        algorithm, seq, digest = self._state
+        connection = self._connection
+        try:
+            connection.execute(f"PRAGMA busy_timeout={CHECKPOINT_WAIT_MS}")
+            connection.execute("BEGIN IMMEDIATE")
+        except sqlite3.Error:
+            return
+        finally:
+            connection.execute(f"PRAGMA busy_timeout={store.BUSY_TIMEOUT_MS}")
+        try:
+            # Only while the journal still holds that event: the checkpoint follows a journal event.
+            written = self._checkpoint(algorithm, seq, digest) if seq <= store.last_seq(connection) and \
+                store.digest_at(connection, self.path, seq) == digest else None
+            connection.execute("COMMIT")
+        except sqlite3.Error:
+            connection.execute("ROLLBACK")
+            return
+        self._checkpoint_seq = written or self._checkpoint_seq
+
+    def _check_checkpoint(self, replayed: tuple[Algorithm, int, str]) -> int | None:
+        """Refuse (:class:`StateError`) a store whose usable checkpoint, brought up to the journal's end,
+        disagrees with ``replayed``, the algorithm replayed from the journal's start: its record or its next pulls.
+
+        Returns the checkpoint's ``seq`` (``None``: no usable checkpoint).
+        """
+        resumed = self._stored_checkpoint()
+        if resumed is None:
+            return None
+        seq = resumed[1]
+        resumed = self._replay(resumed)
+        fields = [(name, value, resumed[0].get_state()[name]) for name, value in replayed[0].get_state().items()]
+        fields.append(("next pulls", _next_pulls(replayed[0]), _next_pulls(resumed[0])))
+        for name, expected, found in fields:
+            if expected != found:
+                raise StateError(f"session store {self.path}: its checkpoint (the algorithm after event {seq}) "
+                                 f"disagrees with the replay of the journal in {name!r}: the file was edited or "
+                                 "written by a faulty fullbandit. The checkpoint is only a cache: delete it "
+                                 f"(sqlite3 {self.path} 'DELETE FROM checkpoints') and the journal decides")
+        return seq
 
     def _replay(self, kept: tuple[Algorithm, int, str] | None = None) -> tuple[Algorithm, int, str]:
         """The algorithm after every journal event, the last event's ``seq`` and digest (inside a transaction).
@@ -627,6 +755,19 @@ class Session:
                 apply_event(algorithm, event, path)
                 seq, digest = event.seq, event.digest
         return algorithm, seq, digest
+
+
+def _next_pulls(algorithm: Algorithm, count: int = 3) -> list:
+    """The next ``count`` pulls ``algorithm`` would hand out (asked of a copy; what a refusal says, if it refuses)."""
+    trial = copy.deepcopy(algorithm)
+    pulls: list = []
+    for _ in range(count):
+        try:
+            pulls.append(None if trial.done else trial.ask(max_count=1))
+        except ProtocolError as refusal:
+            pulls.append(str(refusal))
+            break
+    return pulls
 
 
 def apply_event(algorithm: Algorithm, event: store.Event, path: Path) -> None:

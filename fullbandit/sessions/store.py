@@ -19,8 +19,15 @@ cannot see its own end cut off, so ``head`` holds the last event's ``seq`` and d
 updated in the same transaction as every append: a journal that does not end exactly
 there is refused. (The digests carry no secret: they catch edits, cuts and damage, not a
 forger who recomputes every digest with this code; the replay still refuses a forged
-journal the algorithm would not have produced.) No copy of the algorithm's state is stored:
-every process replays the journal (:mod:`fullbandit.core.journal`, the record a saved run holds too).
+journal the algorithm would not have produced.) The journal is the record a saved run holds too
+(:mod:`fullbandit.core.journal`).
+
+A fifth table, ``checkpoints (seq, digest, code, state, binding)``, holds at most one row: a cache
+of the algorithm's working state after event ``seq`` (:mod:`fullbandit.sessions.checkpoint`), so an
+open replays only the events after it. It is created by the first checkpoint and needs no new
+schema version: a reader that does not know it ignores it and replays the journal, and events
+appended after it leave it a valid starting point. ``binding`` chains it to the meta row and to
+its event's digest; one that does not match, or that other code wrote, is ignored.
 
 Version 3 added ``abandons``. A version 2 file (written by the previous release) opens and works
 as it is: its journal is read without the table, which is created, in the transaction of the
@@ -416,3 +423,46 @@ def _advance_head(connection, seq: int, previous: str, digest: str) -> None:
                                (seq, digest, seq - 1, previous)).rowcount
     if moved != 1:  # the replay under the same write lock checked the head: a bug, not a user's edit
         raise RuntimeError(f"journal event {seq} does not follow the head (table head); nothing appended")
+
+
+# --- checkpoints (fullbandit.sessions.checkpoint): a cache of the algorithm after event seq ---------
+_CHECKPOINTS = """CREATE TABLE IF NOT EXISTS checkpoints (seq INTEGER NOT NULL, digest TEXT NOT NULL,
+                  code TEXT NOT NULL, state BLOB NOT NULL, binding TEXT NOT NULL) STRICT"""
+
+
+class Checkpoint(NamedTuple):
+    """A stored checkpoint: the algorithm's pickled ``state`` after event ``seq`` (whose digest is ``digest``),
+    written by code of fingerprint ``code``; ``binding`` ties the four to the meta row (:func:`checkpoint_binding`)."""
+
+    seq: int
+    digest: str
+    code: str
+    state: bytes
+    binding: str
+
+
+def checkpoint_binding(meta: str, seq: int, digest: str, code: str, state: bytes) -> str:
+    """The digest that ties a checkpoint's state to the journal event it follows and to the meta row ``meta``."""
+    return chain(meta, "checkpoint", seq, digest, code, _sha256(state).hexdigest())
+
+
+def read_checkpoint(connection: sqlite3.Connection) -> Checkpoint | None:
+    """The stored checkpoint, or ``None`` (no table yet, no row, or a row of the wrong types)."""
+    if connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'").fetchone() \
+            is None:
+        return None
+    row = connection.execute("SELECT seq, digest, code, state, binding FROM checkpoints "
+                             "ORDER BY seq DESC LIMIT 1").fetchone()
+    return None if row is None else Checkpoint(*row)
+
+
+def write_checkpoint(connection, meta: str, seq: int, digest: str, code: str, state: bytes) -> None:
+    """Replace the stored checkpoint (in the caller's write transaction); creates the table the first time.
+
+    Older fullbandit releases ignore the table: they replay the journal, and the events they
+    append leave the checkpoint a valid start for a later replay.
+    """
+    connection.execute(_CHECKPOINTS)
+    connection.execute("DELETE FROM checkpoints")
+    connection.execute("INSERT INTO checkpoints VALUES (?, ?, ?, ?, ?)",
+                       (seq, digest, code, state, checkpoint_binding(meta, seq, digest, code, state)))
