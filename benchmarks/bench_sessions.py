@@ -20,11 +20,11 @@ connection per client):
   with nothing recorded in between;
 * **library record**: ``Session.record`` in a loop in one process (no HTTP), median and p99.
 
-``--compare PATH`` measures another checkout of fullbandit (e.g. the previous release, a
-``git worktree`` of an older commit) side by side in the same run, on a store of the same
-size built by that checkout's own library (so each reads its own store format). A server that
-re-opens the store on every request is slow at this size: ``--compare-records`` bounds the
-records it is asked for.
+``--compare PATH`` (named by its commit, or ``--compare-label``) measures another checkout of
+fullbandit (e.g. the previous release, a ``git worktree`` of an older commit) side by side in
+the same run, on a store of the same size built by that checkout's own library (so each reads
+its own store format). A server that re-opens the store on every request is slow at this size:
+``--compare-records`` bounds the records it is asked for.
 
 Pin BLAS to one thread when comparing (``OPENBLAS_NUM_THREADS=1``); the machine's fsync
 dominates the record latency, so compare checkouts in one run, not across runs.
@@ -228,6 +228,12 @@ def measure(checkout: Path, label: str, folder: Path, args, records: int) -> lis
             for name, value in rows]
 
 
+def checkout_label(checkout: Path) -> str:
+    """``"commit abc1234"`` for a git checkout, else its folder's name."""
+    done = subprocess.run(["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    return f"commit {done.stdout.strip()}" if done.returncode == 0 else checkout.name
+
+
 def figure(table: pd.DataFrame, path: Path) -> None:
     import matplotlib
 
@@ -255,12 +261,16 @@ def main(argv=None) -> None:
     parser.add_argument("--compare", default=None, metavar="CHECKOUT",
                         help="another checkout of fullbandit to measure side by side (its repository root)")
     parser.add_argument("--compare-records", type=int, default=20)
+    parser.add_argument("--compare-label", default=None,
+                        help="the compared checkout's name in the table (default: its short commit)")
     parser.add_argument("--folder", default=None, help="where the stores are written (default: a temporary folder)")
     args = parser.parse_args(argv)
     rows = []
     with tempfile.TemporaryDirectory(dir=args.folder) as folder:
         if args.compare:
-            rows += measure(Path(args.compare).resolve(), "compared", Path(folder), args, args.compare_records)
+            compared = Path(args.compare).resolve()
+            rows += measure(compared, args.compare_label or checkout_label(compared), Path(folder), args,
+                            args.compare_records)
         rows += measure(ROOT, "this checkout", Path(folder), args, args.records)
     table = pd.DataFrame(rows)
     out = Path(args.out)
