@@ -24,7 +24,9 @@ from fullbandit.util.validation import InvalidParameterError
 
 
 def build_algorithm(created: dict, path: Path, *, stored: bool = True) -> Algorithm:
-    """A fresh, set-up algorithm from a session's creation parameters (:attr:`fullbandit.sessions.Session.created`), before any event.
+    """A fresh, set-up algorithm from a session's creation parameters, before any event.
+
+    ``created``: :attr:`fullbandit.sessions.Session.created`.
 
     ``stored``: the parameters were read from the store at ``path``, so malformed ones raise
     :class:`StateError` naming it; otherwise they are the caller's own arguments, whose error
