@@ -21,7 +21,7 @@ from fullbandit.datasets.crowd import CrowdDataWarning, load_long
 from fullbandit.datasets.shared_data import SHARED_DATA
 from fullbandit.environments import BernoulliTeam, JointReplay
 from fullbandit.sessions import Session
-from fullbandit.sessions.session import build_algorithm
+from fullbandit.sessions.replay import build_algorithm
 
 nan = np.nan
 #: Workers 0 and 1 always agree, 2 is right exactly when they are wrong, 3 answered questions 0 and 2 only.

@@ -57,3 +57,20 @@ def test_the_status_page_renders_in_chromium_under_both_routes(tmp_path):
         assert '<span data-field="pulls">150</span>' in dom and '<span data-field="outstanding">2</span>' in dom
         assert re.search(r'data-field="updated">\d', dom)  # written by the script, not the server's "at load"
         assert dom.count("<polyline") == 2  # the plot the script fetched
+
+
+def test_with_a_token_the_page_opens_from_its_address_and_refreshes(tmp_path):
+    path = tmp_path / "pilot.db"
+    with Session.start(path, algorithm="icb", workers=WORKERS, k=3, epsilon=0.02, delta=0.1, noise_scale=0.3,
+                       seed=3) as session:
+        for _ in range(20):
+            [pull] = session.next()
+            session.record(pull.id, float(sum(MEANS[a] for a in pull.arms)))
+    with running(path, token="s3cret") as url:
+        refused = chromium("--dump-dom", url=url + "/")
+        opened = chromium("--dump-dom", url=url + "/?token=s3cret")
+    assert "missing or wrong token" in refused.stdout
+    assert opened.returncode == 0 and "Uncaught" not in opened.stderr, opened.stderr[-2000:]
+    [root] = re.findall(r"<html[^>]*>", opened.stdout)
+    assert 'data-rendered="ok"' in root and "data-error" not in root, root  # its refresh was let in by the cookie
+    assert '<span data-field="pulls">20</span>' in opened.stdout

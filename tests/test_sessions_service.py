@@ -253,3 +253,42 @@ def test_answers_leave_without_waiting_for_the_clients_delayed_ack(tmp_path, mon
     with running(new_store(tmp_path)) as url:
         assert call(url + "/status")[0] == 200
     assert seen and all(seen), seen
+
+
+# --- a server with a token, seen from a browser -------------------------------------------------------------------
+def test_a_token_in_the_address_lets_a_browser_read_the_pages_by_cookie_never_write(tmp_path):
+    import http.client
+
+    path = new_store(tmp_path, "pilot")
+    fill(path, 3)
+    with running(path, token="s3cret") as url:
+        host, port = url.rsplit("/", 1)[-1].split(":")
+
+        def raw(method, target, headers=None, body=None):
+            connection = http.client.HTTPConnection(host, int(port), timeout=30)  # follows no redirect
+            try:
+                connection.request(method, target, body=body, headers=headers or {})
+                response = connection.getresponse()
+                return response.status, dict(response.getheaders()), response.read()
+            finally:
+                connection.close()
+
+        assert raw("GET", "/")[0] == 401
+        status, _, data = raw("GET", "/?token=wrong")
+        assert status == 401 and b"wrong token" in data
+        status, headers, _ = raw("GET", "/plot.svg?width=600&token=s3cret")
+        assert status == 303 and headers["Location"] == "/plot.svg?width=600"
+        cookie = headers["Set-Cookie"]
+        assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "s3cret" not in cookie
+        pair = {"Cookie": cookie.split(";", 1)[0]}
+        status, headers, page = raw("GET", "/", pair)
+        assert status == 200 and headers["Content-Type"].startswith("text/html") and b"pilot" in page
+        assert raw("GET", "/status", pair)[0] == 200  # the page's own refresh
+        forged = {"Cookie": "fullbandit_page=" + "0" * 64}
+        assert raw("GET", "/status", forged)[0] == 401
+        # A write needs the header: no other site's form can record with the browser's cookie.
+        body = json.dumps({"count": 1}).encode()
+        assert raw("POST", "/next", {**pair, "Content-Type": "application/json"}, body)[0] == 401
+        assert raw("POST", "/next?token=s3cret", {"Content-Type": "application/json"}, body)[0] == 401
+    with Session.open(path) as session:
+        assert session.status()["outstanding"] == 0  # nothing was handed out

@@ -24,7 +24,7 @@ plan forecast; ``benchmarks/bench_forecast.py``):
   LOW HIGH``), and the algorithm then uses the noise scale ``(HIGH - LOW) / 2``, not the
   model's: ``reward_range=(low, high)`` offers exactly that, through
   ``setup(noise_scale=(high - low) / 2, reward_range=(low, high))`` as the session does
-  (:func:`fullbandit.sessions.session.build_algorithm`); a ``noise_scale`` given in
+  (:func:`fullbandit.sessions.replay.build_algorithm`); a ``noise_scale`` given in
   ``parameters`` wins over it there as here.
 
 With both, a plan made with the campaign's own declarations and the workers' graded answers

@@ -16,7 +16,7 @@ the question, and the model declares the honest noise scale ``k/2`` of a depende
 ``--reward-range LOW HIGH`` and ``--noise-scale S`` mean exactly what they mean to
 ``fullbandit session start``: the range is offered to the algorithm through
 ``setup(noise_scale=(HIGH - LOW) / 2, reward_range=(LOW, HIGH))``, as the session's
-:func:`fullbandit.sessions.session.build_algorithm` does (``--noise-scale``, the algorithm's own
+:func:`fullbandit.sessions.replay.build_algorithm` does (``--noise-scale``, the algorithm's own
 parameter, wins over the offered scale), and it must hold every reward the simulation draws, as
 the session refuses any other. With the campaign's own declarations and ``--reward-model joint``
 the run is a forecast of that campaign. (The algorithms' ``reward_range`` parameter itself is

@@ -57,7 +57,11 @@ closed, the response saying ``Connection: close``. An idle connection is closed 
 
 The server binds to ``127.0.0.1`` by default; any other host requires a token, and when a
 token is set every request but ``OPTIONS`` must carry ``Authorization: Bearer TOKEN`` (401
-otherwise). :func:`serve` stops cleanly on SIGTERM or Ctrl-C: it stops accepting, lets the
+otherwise). A browser cannot send that header, so a read of ``?token=TOKEN`` (e.g. the status
+page, ``/?token=TOKEN``) is answered 303 to the same address without it and sets a cookie
+(:data:`PAGE_COOKIE`, ``HttpOnly``, ``SameSite=Strict``, a digest of the token) that lets the
+browser's reads in (GET and HEAD only: writes still need the header). :func:`serve` stops
+cleanly on SIGTERM or Ctrl-C: it stops accepting, lets the
 requests in flight finish, closes every session, and returns.
 
 Examples
@@ -96,9 +100,11 @@ import threading
 from collections.abc import Iterable, Sequence
 from contextlib import contextmanager
 from http import HTTPStatus
+from http.cookies import CookieError, SimpleCookie
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, parse_qsl, urlencode
 
 from fullbandit.core.algorithm import ProtocolError
 from fullbandit.sessions.campaigns import Campaigns, NoSuchCampaign
@@ -119,6 +125,15 @@ DRAIN_TIMEOUT = 3 * IDLE_TIMEOUT
 METHOD = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")
 #: What a CORS preflight may ask to send, and how long a browser may keep the answer (seconds).
 CORS_HEADERS = "Content-Type, Authorization"
+#: The cookie that lets a browser read the pages of a server with a token (set by ``GET /?token=TOKEN``).
+PAGE_COOKIE = "fullbandit_page"
+#: The requests the page's cookie authorises: reads only (a write needs the header, so no other site's form can).
+READS = ("GET", "HEAD")
+
+
+def page_key(token: str) -> str:
+    """The page cookie's value for ``token``: derived from it (the cookie never holds the token itself)."""
+    return hmac.new(token.encode(), b"fullbandit status page", "sha256").hexdigest()
 CORS_MAX_AGE = 600
 #: An origin as ``--cors-origin`` takes it: scheme, host and optional port, nothing else.
 ORIGIN = re.compile(r"https?://[A-Za-z0-9.\-\[\]:]+")
@@ -270,8 +285,11 @@ def serve(stores=None, host: str = "127.0.0.1", port: int = 8765, token: str | N
     try:
         shown = f"[{host}]" if ":" in host else host
         served = ", ".join(campaign.name for campaign in server.campaigns.list()) or "none yet"
-        print(f"serving {served} on http://{shown}:{server.server_address[1]}/ (Ctrl-C or SIGTERM to stop)",
-              file=out, flush=True)
+        address = f"http://{shown}:{server.server_address[1]}/"
+        print(f"serving {served} on {address} (Ctrl-C or SIGTERM to stop)", file=out, flush=True)
+        if token is not None:
+            print(f"in a browser, open {address}?token=TOKEN once (a cookie then lets the page in)", file=out,
+                  flush=True)
         server.serve_forever()
     finally:
         if stopping.is_set():
@@ -342,7 +360,9 @@ class Handler(BaseHTTPRequestHandler):
             if method == "OPTIONS":
                 self._options(endpoints, allow)
                 return
-            self._authorise()
+            if self._token_in_query(method):
+                return
+            self._authorise(method)
             endpoint = endpoints.get(method)
             if endpoint is None:
                 takes = " or ".join(endpoints)
@@ -450,14 +470,43 @@ class Handler(BaseHTTPRequestHandler):
             raise BadRequest(400, f"the chunked body ended or ran over {MAX_LINE} bytes within a {what} line")
         return line
 
-    def _authorise(self) -> None:
+    def _authorise(self, method: str) -> None:
+        """Refuse (401) a request without the token: the ``Authorization`` header, or for a read the page's cookie."""
         token = self.server.token
         if token is None:
             return
         given = self.headers.get("Authorization", "")
         scheme, _, value = given.partition(" ")
-        if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(), token.encode()):
-            raise BadRequest(401, "missing or wrong token: send the header 'Authorization: Bearer TOKEN'")
+        if scheme.lower() == "bearer" and hmac.compare_digest(value.strip().encode(), token.encode()):
+            return
+        if method in READS and hmac.compare_digest(self._page_cookie().encode(), page_key(token).encode()):
+            return
+        raise BadRequest(401, "missing or wrong token: send the header 'Authorization: Bearer TOKEN' (in a browser, "
+                              "open the page once as /?token=TOKEN)")
+
+    def _page_cookie(self) -> str:
+        cookies = SimpleCookie()
+        try:
+            cookies.load(self.headers.get("Cookie", ""))
+        except CookieError:
+            return ""
+        morsel = cookies.get(PAGE_COOKIE)
+        return "" if morsel is None else morsel.value
+
+    def _token_in_query(self, method: str) -> bool:
+        """A read of ``?token=TOKEN`` (a browser cannot send the header): answered 303 to the same address without
+        it, setting the page's cookie, so the status page and its refreshes are let in. ``True`` when answered."""
+        token = self.server.token
+        path, _, query = self.path.partition("?")
+        given = parse_qs(query).get("token")
+        if token is None or method not in READS or not given:
+            return False
+        if not hmac.compare_digest(given[-1].encode(), token.encode()):
+            raise BadRequest(401, "wrong token in the address (?token=...)")
+        rest = urlencode([(name, value) for name, value in parse_qsl(query) if name != "token"])
+        cookie = f"{PAGE_COOKIE}={page_key(token)}; Path=/; HttpOnly; SameSite=Strict"
+        self._send(303, None, b"", {"Location": path + ("?" + rest if rest else ""), "Set-Cookie": cookie})
+        return True
 
     # --- answers --------------------------------------------------------------------------------------------------
     def _answer(self, reply: Reply) -> None:

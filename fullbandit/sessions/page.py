@@ -41,7 +41,8 @@ from pathlib import Path
 
 from fullbandit.core.algorithm import Algorithm, StoppingCheck
 from fullbandit.sessions import store as store_module
-from fullbandit.sessions.session import Session, apply_event, build_algorithm
+from fullbandit.sessions.replay import apply_event, build_algorithm
+from fullbandit.sessions.session import Session
 
 #: The most points drawn in the plot (the checks are thinned evenly beyond this, the last kept).
 MAX_POINTS = 500

@@ -65,20 +65,17 @@ fullbandit.sessions.session.RecordConflict: pull=0 is already recorded with rewa
 
 from __future__ import annotations
 
-import copy
 import csv
-import functools
 import json
 import math
 import numbers
 import os
 import pickle
-import re
 import secrets
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -87,13 +84,14 @@ import numpy as np
 
 from fullbandit.core import registry
 from fullbandit.core.algorithm import Algorithm, ProtocolError, Pull, WaitingForRewards
-from fullbandit.core.journal import ABANDON, replay_ask, replay_tell
+from fullbandit.core.journal import ABANDON
 from fullbandit.core.priors import PriorObservations
 from fullbandit.core.result import STOPPING_RULE
 from fullbandit.core.rewards import check_reward
 from fullbandit.full.static import RANGE_TOLERANCE
-from fullbandit.problems.classes import DecisionClass, PartitionMatroid, Thresholding, TopK, decision_class_from_dict
 from fullbandit.sessions import checkpoint, store
+from fullbandit.sessions.creation import session_parameters, session_problem, worker_names
+from fullbandit.sessions.replay import apply_event, build_algorithm, next_pulls
 from fullbandit.util.state import StateError
 from fullbandit.util.validation import InvalidParameterError, check_reward_range
 
@@ -194,7 +192,7 @@ class Session:
         path = Path(path)
         if path.exists():
             raise StateError(f"session store {path} already exists: open it, or choose another path")
-        names = _worker_names(n, workers)
+        names = worker_names(n, workers)
         if seed is None:
             seed = secrets.randbits(32)
         if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
@@ -723,7 +721,7 @@ class Session:
         seq = resumed[1]
         resumed = self._replay(resumed)
         fields = [(name, value, resumed[0].get_state()[name]) for name, value in replayed[0].get_state().items()]
-        fields.append(("next pulls", _next_pulls(replayed[0]), _next_pulls(resumed[0])))
+        fields.append(("next pulls", next_pulls(replayed[0]), next_pulls(resumed[0])))
         for name, expected, found in fields:
             if expected != found:
                 raise StateError(f"session store {self.path}: its checkpoint (the algorithm after event {seq}) "
@@ -757,87 +755,6 @@ class Session:
         return algorithm, seq, digest
 
 
-def _next_pulls(algorithm: Algorithm, count: int = 3) -> list:
-    """The next ``count`` pulls ``algorithm`` would hand out (asked of a copy; what a refusal says, if it refuses)."""
-    trial = copy.deepcopy(algorithm)
-    pulls: list = []
-    for _ in range(count):
-        try:
-            pulls.append(None if trial.done else trial.ask(max_count=1))
-        except ProtocolError as refusal:
-            pulls.append(str(refusal))
-            break
-    return pulls
-
-
-def apply_event(algorithm: Algorithm, event: store.Event, path: Path) -> None:
-    """Replay one journal event of the store at ``path`` on ``algorithm``: an ask (checked), a tell or an abandon.
-
-    An ask must hand out the pull the journal holds; a tell gives the recorded observation;
-    an abandon gives back the pull (:meth:`fullbandit.core.algorithm.Algorithm.abandon`).
-
-    Raises
-    ------
-    StateError
-        If the event cannot be replayed, or the algorithm asks for another pull than the journal holds
-        (the store was edited or written by another version).
-    """
-    kind = event.kind
-    if kind == store.PULL:
-        try:
-            pull = replay_ask(algorithm, event.count or 1)
-        except (ValueError, TypeError, InvalidParameterError) as error:
-            raise StateError(f"session store {path}: journal event {event.seq} (pull {event.pull}) cannot be "
-                             f"replayed: {error}") from None
-        # The text next() wrote for these arms: equal text is equal arms, read without parsing the JSON.
-        if pull.id == event.pull and pull.count == event.count and _arms_text(pull.arms) == event.arms:
-            return
-        _check_replayed_pull(pull, event, path)
-    elif kind == store.OBSERVATION:
-        try:
-            replay_tell(algorithm, event.pull, _reward_value(event.reward or ""))
-        except (ValueError, TypeError, InvalidParameterError) as error:
-            raise StateError(f"session store {path}: journal event {event.seq}: the observation {event.reward!r} of "
-                             f"pull {event.pull} cannot be replayed: {error}") from None
-    else:
-        pull = algorithm.outstanding_pull(event.pull)
-        if pull is None:
-            raise StateError(f"session store {path}: journal event {event.seq}: the abandon of pull {event.pull} "
-                             "cannot be replayed: that pull is not outstanding at that point")
-        algorithm.abandon(pull)
-
-
-def _check_replayed_pull(pull: Pull, event: store.Event, path: Path) -> None:
-    """Refuse a journal pull ``event`` that is not the ``pull`` the replay asked (its arms compared as JSON values)."""
-    where = f"session store {path}: journal event {event.seq}"
-    try:
-        arms = tuple(json.loads(event.arms or ""))
-    except (ValueError, TypeError) as error:
-        raise StateError(f"{where} (pull {event.pull}) cannot be replayed: {error}") from None
-    if pull != Pull(event.pull, arms, event.count or 0):
-        raise StateError(f"{where}: the journal's pull {event.pull} is arms={arms} count={event.count}, but the "
-                         f"algorithm replayed from the journal asks {pull}: the store was edited or written by "
-                         "another version")
-
-
-@functools.lru_cache(maxsize=1 << 14)  # a design hands out few distinct teams, each many times
-def _arms_text(arms) -> str:
-    """``json.dumps(list(arms))`` for integer arms (what :meth:`Session.next` journals)."""
-    return "[" + ", ".join(map(str, arms)) + "]"
-
-
-# A JSON number alone (RFC 8259): json.loads gives float(text), or int(text) without a fraction or exponent.
-_JSON_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
-
-
-def _reward_value(text: str):
-    """``json.loads(text)`` of a journalled reward, a plain number read without the JSON decoder."""
-    match = _JSON_NUMBER.fullmatch(text)
-    if match is None:
-        return json.loads(text)  # a list (semi feedback), or anything else: as the decoder reads it
-    return float(text) if match.lastindex else int(text)  # a fraction or an exponent matched (group 1 or 2)
-
-
 def pulls_needed(pulls: int, gap_bound: float | None, epsilon: float | None, *, fired: bool,
                  done: bool) -> int | None:
     """A rough estimate of the pulls still to record before the stopping rule fires (``None``: none).
@@ -867,129 +784,6 @@ def pulls_needed(pulls: int, gap_bound: float | None, epsilon: float | None, *, 
     return max(math.ceil(estimate), 0) if math.isfinite(estimate) else None
 
 
-def build_algorithm(created: dict, path: Path, *, stored: bool = True) -> Algorithm:
-    """A fresh, set-up algorithm from a session's creation parameters (:attr:`Session.created`), before any event.
-
-    ``stored``: the parameters were read from the store at ``path``, so malformed ones raise
-    :class:`StateError` naming it; otherwise they are the caller's own arguments, whose error
-    is raised as it is.
-    """
-    try:
-        problem = decision_class_from_dict(created["problem"])
-        algorithm = registry.build(created["algorithm"], problem, seed=created["seed"], **created["parameters"])
-        offered = created["offered"]
-        range_ = offered["reward_range"]
-        prior = created.get("prior")
-        algorithm.setup(noise_scale=offered["noise_scale"], reward_range=None if range_ is None else tuple(range_),
-                        prior=None if prior is None else PriorObservations.from_dict(prior))
-    except (KeyError, TypeError, InvalidParameterError) as error:
-        if not stored:
-            raise  # the caller's own arguments: their message names the argument
-        raise StateError(f"session store {path}: creation parameters are malformed ({error})") from None
-    return algorithm
-
-
-def session_parameters(spec: registry.AlgorithmSpec, parameters: Mapping[str, Any] | None, **shorthands) -> dict:
-    """The parameters a session passes to ``spec``, as the JSON values stored with it.
-
-    ``parameters`` by name, and the ``shorthands`` (``epsilon=...``) that are not ``None``;
-    a name given both ways, ``problem``/``seed``, or one ``spec`` does not take (or fixes) is
-    refused naming its options. Values are checked by the class when the session is built.
-    """
-    if parameters is not None and not isinstance(parameters, Mapping):
-        raise TypeError(f"parameters must be a mapping of parameter names to values, got {type(parameters).__name__}")
-    given = dict(parameters or {})
-    for name, value in shorthands.items():
-        if value is not None:
-            if name in given:
-                raise InvalidParameterError(f"{name} is given twice: as {name}= and in parameters")
-            given[name] = value
-    for name, argument in (("problem", "the question: k, threshold, groups"), ("seed", "seed")):
-        if name in given:
-            raise InvalidParameterError(f"parameters may not hold {name!r}: a session sets it from its own "
-                                        f"argument ({argument})")
-    for name in given:
-        if name in spec.fixed:
-            raise InvalidParameterError(f"{spec.name} fixes {name}={spec.fixed[name]!r}; choose another algorithm "
-                                        "entry to set it")
-        if name not in spec.options:
-            raise InvalidParameterError(f"{spec.name} takes no parameter {name!r}; its parameters are "
-                                        f"{', '.join(spec.options)}")
-    return {name: _json_value(name, value) for name, value in given.items()}
-
-
-def session_problem(spec: registry.AlgorithmSpec, names: list[str], *, k=None, threshold=None, groups=None,
-                    at_most=None, reward_range=None) -> DecisionClass:
-    """The decision class a session asks about, from the question's arguments and ``spec``'s declared classes.
-
-    A thresholding algorithm (``Thresholding`` among its decision classes) takes ``threshold``
-    (inside ``reward_range`` when one is given) and no ``k``; any other takes ``k``, and with
-    ``groups`` and ``at_most`` a partition matroid if it declares one. Anything else is refused
-    naming the argument.
-    """
-    if Thresholding in spec.decision_classes:
-        for name, value in (("k", k), ("groups", groups), ("at_most", at_most)):
-            if value is not None:
-                raise InvalidParameterError(f"{name} (--{name.replace('_', '-')}) does not apply to {spec.name}: "
-                                            "a thresholding algorithm "
-                                            "classifies every worker as at or above a threshold or below it, and "
-                                            "picks no team")
-        if threshold is None:
-            raise InvalidParameterError(f"{spec.name} classifies every worker against a threshold: give threshold "
-                                        "(--threshold)")
-        if reward_range is not None and not (isinstance(threshold, numbers.Real)
-                                             and reward_range[0] <= threshold <= reward_range[1]):
-            raise InvalidParameterError(f"threshold={threshold!r} must lie in the session's reward range "
-                                        f"{list(reward_range)}: outside it every worker is trivially on one side")
-        return Thresholding(len(names), threshold)
-    if threshold is not None:
-        takers = [other.name for other in registry.specs() if Thresholding in other.decision_classes]
-        raise InvalidParameterError(f"threshold (--threshold) applies to the thresholding algorithms "
-                                    f"({', '.join(takers)}), not to {spec.name}")
-    if k is None:
-        raise InvalidParameterError(f"{spec.name} picks a team: give its size k (--k)")
-    if (groups is None) != (at_most is None):
-        raise InvalidParameterError("groups (a group label per worker) and at_most (the cap per group) go together")
-    if groups is None:
-        problem: DecisionClass = TopK(len(names), k)
-    else:
-        if not issubclass(PartitionMatroid, spec.decision_classes):
-            takers = [other.name for other in registry.specs() if issubclass(PartitionMatroid, other.decision_classes)]
-            raise InvalidParameterError(f"{spec.name} does not take group caps (a partition matroid); the algorithms "
-                                        f"that do: {', '.join(takers)}")
-        if isinstance(groups, str | bytes) or not isinstance(groups, Sequence) or len(groups) != len(names):
-            raise InvalidParameterError(f"groups must hold one group label per worker ({len(names)}), got {groups!r}")
-        # Imported here, not at the top: pandas is a third of a second of every session command's start-up,
-        # and only a session with group caps needs it.
-        import pandas as pd
-
-        from fullbandit.datasets.groups import partition_matroid_from_column
-
-        table = pd.DataFrame({"worker": names, "group": [None if label is None else str(label) for label in groups]})
-        problem, _ = partition_matroid_from_column(names, table, "group", k=k, at_most=at_most)
-    if not spec.supports(problem):
-        raise InvalidParameterError(f"{spec.name} does not handle a {type(problem).__name__}")
-    return problem
-
-
-def _json_value(name: str, value):
-    """``value`` as the JSON value stored with the session (a tuple as a list, numpy numbers as Python's)."""
-    if value is None or isinstance(value, bool | str):
-        return value
-    if isinstance(value, np.generic):
-        return _json_value(name, value.item())
-    if isinstance(value, numbers.Integral):
-        return int(value)
-    if isinstance(value, numbers.Real):
-        if not math.isfinite(value):
-            raise InvalidParameterError(f"{name}={value!r} must be finite")
-        return float(value)
-    if isinstance(value, list | tuple | np.ndarray):
-        return [_json_value(name, item) for item in value]
-    raise TypeError(f"{name}={value!r} cannot be stored with a session (a number, a string, a boolean, None or a "
-                    "list of them)")
-
-
 def _same_existing_file(first: Path, second: Path) -> bool:
     """Whether both exist and are one file (hard links, or paths :meth:`Path.resolve` cannot unify)."""
     try:
@@ -1001,22 +795,6 @@ def _same_existing_file(first: Path, second: Path) -> bool:
 def _check_pull_id(pull_id) -> None:
     if isinstance(pull_id, bool) or not isinstance(pull_id, numbers.Integral) or pull_id < 0:
         raise InvalidParameterError(f"pull={pull_id!r} must be a non-negative integer (an id from next)")
-
-
-def _worker_names(n, workers) -> list[str]:
-    if (n is None) == (workers is None):
-        raise InvalidParameterError("give exactly one of n (a number of workers) and workers (their names)")
-    if workers is None:
-        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 2:
-            raise InvalidParameterError(f"n={n!r} must be an integer >= 2")
-        return [str(i) for i in range(int(n))]
-    names = [str(name) for name in workers]
-    duplicates = sorted({name for name in names if names.count(name) > 1})
-    if duplicates:
-        raise InvalidParameterError(f"workers: duplicate name(s) {duplicates}")
-    if len(names) < 2:
-        raise InvalidParameterError(f"workers holds {len(names)} name(s); a session needs at least 2")
-    return names
 
 
 def _plain(reward):
