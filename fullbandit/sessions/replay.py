@@ -26,7 +26,7 @@ from fullbandit.util.validation import InvalidParameterError
 def build_algorithm(created: dict, path: Path, *, stored: bool = True) -> Algorithm:
     """A fresh, set-up algorithm from a session's creation parameters, before any event.
 
-    ``created``: :attr:`fullbandit.sessions.Session.created`.
+    ``created``: the ``created`` attribute of a :class:`fullbandit.sessions.Session`.
 
     ``stored``: the parameters were read from the store at ``path``, so malformed ones raise
     :class:`StateError` naming it; otherwise they are the caller's own arguments, whose error
