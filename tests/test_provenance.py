@@ -233,6 +233,8 @@ def test_resuming_with_the_same_code_takes_the_runs_and_says_so(tmp_path, capsys
     assert capsys.readouterr().err == (
         f"4 of 6 runs taken from {out} ({current().label()}, written {day}), not recomputed; "
         "fresh=True (fullbandit bench --fresh) recomputes them\n")
+    run_grid(_grid(1), out=out, progress=False)  # runs of other seeds in the file are kept, not counted
+    assert capsys.readouterr().err.startswith(f"2 of 2 runs taken from {out} (")
 
 
 def test_a_file_of_another_commit_is_refused_naming_both(tmp_path, capsys):
@@ -467,6 +469,7 @@ def test_png_text_leaves_the_image_and_refuses_what_is_not_a_png(tmp_path):
     pixels = np.asarray(Image.open(path)).copy()
     before = path.read_bytes()
     add_png_text(path, "fullbandit provenance", json.dumps({"a": "é"}))
+    Image.open(path).verify()  # every chunk's checksum
     after = Image.open(path)
     assert after.text["fullbandit provenance"] == '{"a": "\\u00e9"}' and (np.asarray(after) == pixels).all()
     assert path.read_bytes().startswith(before[:-12])  # the image's own chunks, untouched
