@@ -34,7 +34,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterable, Mapping
-from dataclasses import astuple, dataclass, fields
+from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -85,12 +85,15 @@ class CodeVersion:
 
     def columns(self) -> dict[str, str | None]:
         """The version as the values of :data:`CODE_COLUMNS`."""
-        return dict(zip(CODE_COLUMNS, astuple(self), strict=True))
+        return dict(zip(CODE_COLUMNS, self._values(), strict=True))
+
+    def _values(self) -> tuple[str | None, ...]:
+        return self.fullbandit, self.commit, self.numpy, self.scipy, self.cvxpy
 
     @property
     def unknown(self) -> bool:
         """Nothing is recorded (a row written before results recorded their version)."""
-        return all(value is None for value in astuple(self))
+        return all(value is None for value in self._values())
 
     def label(self, dependencies: bool = False) -> str:
         """``"fullbandit 0.1.0, commit 7fcdc224ca92"``, with the libraries' versions if ``dependencies``."""
