@@ -294,7 +294,8 @@ def test_fresh_deletes_the_runs_and_makes_them_all(tmp_path, capsys):
 def test_fresh_replaces_a_file_of_another_grid_which_otherwise_is_refused(tmp_path):
     out = tmp_path / "runs.csv"
     ResultStore(out, ["key", "something", "else"])
-    with pytest.raises(InvalidParameterError, match=r"different grid .*or start it anew \(fresh=True\)"):
+    with pytest.raises(InvalidParameterError,
+                       match=r"different grid .*or start it anew: fresh=True \(fullbandit bench --fresh\)"):
         run_grid(_grid(1), out=out, progress=False)
     assert len(run_grid(_grid(1), out=out, fresh=True, progress=False)) == 2
 
@@ -355,6 +356,22 @@ def test_mixing_into_a_file_from_before_provenance_adds_the_columns_once_a_run_i
     assert all(row[-len(PROVENANCE_COLUMNS):] == [""] * len(PROVENANCE_COLUMNS) for row in rows[:4])
     assert [row[header.index("fullbandit_version")] for row in rows[4:]] == [fullbandit.__version__] * 2
     assert not list(tmp_path.glob(".*upgrading"))  # no leftover of the rewrite
+
+
+def test_a_failed_rewrite_of_a_file_from_before_provenance_leaves_it_as_it_was(tmp_path, monkeypatch):
+    from fullbandit.experiments import store as store_module
+    out = tmp_path / "runs.csv"
+    run_grid(_grid(1), out=out, progress=False)
+    _without_provenance(out)
+    legacy = out.read_bytes()
+    store = ResultStore(out, [*pd.read_csv(out, nrows=0).columns, *PROVENANCE_COLUMNS])
+
+    def full_disk(source, target):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(store_module.os, "replace", full_disk)
+    with pytest.raises(OSError, match="No space left"):
+        store.append({"key": "new", "metrics": {}})
+    assert out.read_bytes() == legacy and sorted(path.name for path in tmp_path.iterdir()) == ["runs.csv"]
 
 
 def test_the_committed_results_still_load():

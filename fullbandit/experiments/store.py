@@ -197,7 +197,7 @@ class ResultStore:
                      else f"no header but {data[:80].decode('utf-8', errors='replace')!r}")
             raise InvalidParameterError(
                 f"out={str(self.path)!r} holds results of a different grid ({found}); use another file, "
-                "remove it, or start it anew (fresh=True)")
+                "remove it, or start it anew: fresh=True (fullbandit bench --fresh)")
         self._header = rows[0][1]
         rows = rows[1:]
         problems += self._row_problems(rows)
@@ -334,9 +334,16 @@ class ResultStore:
             stored = dict(zip(self._header, row, strict=True))
             lines.append(_line([stored.get(column, "") for column in self.columns]))
         upgraded = self.path.with_name(f".{self.path.name}.upgrading")
-        upgraded.write_bytes(b"".join(lines))
-        shutil.copymode(self.path, upgraded)
-        os.replace(upgraded, self.path)
+        try:
+            with open(upgraded, "wb") as handle:
+                handle.write(b"".join(lines))
+                handle.flush()
+                os.fsync(handle.fileno())  # on disk before it takes the old file's place
+            shutil.copymode(self.path, upgraded)
+            os.replace(upgraded, self.path)
+        except OSError:
+            upgraded.unlink(missing_ok=True)
+            raise
         self._header = self.columns
 
     def read(self) -> pd.DataFrame:
