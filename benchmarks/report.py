@@ -15,7 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from fullbandit.experiments.kuroki_samples import table2_teams
-from fullbandit.experiments.store import expand_metrics
+from fullbandit.experiments.store import read_results
 from fullbandit.experiments.suites import get_suite
 
 SECTIONS = [
@@ -77,7 +77,7 @@ def main(argv=None):
             suite = get_suite(name)
         except ValueError:  # a CSV of a suite this version does not register
             continue
-        frame = expand_metrics(pd.read_csv(csv, dtype={"key": str, "answer": str, "best": str}))
+        frame = read_results(csv)
         runs = _runs_per_point(frame)
         lines += [f"## {title}", "", suite.description, "",
                   f"Command: `fullbandit bench {name} --runs {runs} --jobs 2 --out benchmarks/results`", ""]

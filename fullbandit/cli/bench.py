@@ -31,7 +31,10 @@ def add_parser(commands) -> None:
     parser = commands.add_parser(
         "bench", help="run a named benchmark suite and write its CSV and PNG",
         description="Run a named suite through the experiment runner. Results are appended to "
-                    "OUT/NAME.csv as runs finish; running again skips finished runs.")
+                    "OUT/NAME.csv as runs finish, each row with the code that produced it (fullbandit version "
+                    "and commit, numpy, scipy and cvxpy versions); running again with the same code skips "
+                    "finished runs and says so. A file written by other code is refused before any run, "
+                    "unless --fresh or --mix-versions.")
     parser.add_argument("name", nargs="?", help="suite name (see --list)")
     parser.add_argument("--list", action="store_true", help="list the suites and exit")
     parser.add_argument("--runs", type=int, default=None, help="seeds per grid cell (default: the suite's)")
@@ -39,6 +42,12 @@ def add_parser(commands) -> None:
     parser.add_argument("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://10.0.0.5:8786")
     parser.add_argument("--out", default="benchmarks/out", help="output folder (default: benchmarks/out)")
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    reuse = parser.add_mutually_exclusive_group()
+    reuse.add_argument("--fresh", action="store_true",
+                       help="start OUT/NAME.csv anew: delete the runs it holds and make every run")
+    reuse.add_argument("--mix-versions", action="store_true",
+                       help="take the runs in OUT/NAME.csv even if other code produced them, and add this "
+                            "code's runs beside them (each row records its version)")
 
 
 def output_folder(out: str, files: tuple[str, ...] = ()) -> Path:
@@ -113,9 +122,10 @@ def run(args) -> int:
     Raises
     ------
     InvalidParameterError
-        If the suite is unknown, ``--runs`` or ``--jobs`` is below 1, or ``--out`` is
-        unusable (before any run starts); :func:`fullbandit.cli.main` prints it as one
-        line and exits with status 2.
+        If the suite is unknown, ``--runs`` or ``--jobs`` is below 1, ``--out`` is
+        unusable, or ``OUT/NAME.csv`` holds runs of other code and neither ``--fresh``
+        nor ``--mix-versions`` is given (before any run starts);
+        :func:`fullbandit.cli.main` prints it as one line and exits with status 2.
 
     Examples
     --------
@@ -128,6 +138,7 @@ def run(args) -> int:
     0
     """
     from fullbandit.experiments import run_grid
+    from fullbandit.experiments.provenance import describe, versions_in
     from fullbandit.experiments.suites import SUITES, get_suite
     if args.list or args.name is None:
         for suite in SUITES.values():
@@ -139,8 +150,11 @@ def run(args) -> int:
     backend = "dask" if args.scheduler else ("processes" if jobs > 1 else "sequential")
     out = output_folder(args.out, (f"{suite.name}.csv", f"{suite.name}.png"))
     frame = run_grid(suite.build(runs), backend=backend, jobs=jobs, scheduler=args.scheduler,
-                     out=out / f"{suite.name}.csv", progress=False if args.no_progress else None)
-    suite.plot(frame, out / f"{suite.name}.png")
+                     out=out / f"{suite.name}.csv", fresh=args.fresh, mix_versions=args.mix_versions,
+                     progress=False if args.no_progress else None)
+    suite.draw(frame, out / f"{suite.name}.png")
     print(suite.summarize(frame).to_string(float_format=lambda value: f"{value:,.4g}"))
-    print(f"wrote {out / (suite.name + '.csv')} and {out / (suite.name + '.png')} ({backend} backend)")
+    code = describe(versions_in(frame))
+    print(f"wrote {out / (suite.name + '.csv')} and {out / (suite.name + '.png')} ({backend} backend; "
+          f"runs of {code})")
     return 0

@@ -2,12 +2,14 @@
 
 Interrupting a grid (Ctrl-C, or SIGTERM while :func:`run_grid` runs in the main thread)
 stops it cleanly: local worker processes are shut down, every row already appended to
-the results file stays valid, and running the grid again resumes where it stopped.
+the results file stays valid, and running the grid again resumes where it stopped (with
+the same code: see :mod:`fullbandit.experiments.resume`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import sys
 import threading
 from collections import defaultdict
 from collections.abc import Generator
@@ -19,6 +21,8 @@ from tqdm.auto import tqdm
 from fullbandit.experiments.evaluations import METRICS_COLUMN, Evaluation
 from fullbandit.experiments.grid import Cell, Factory, Grid
 from fullbandit.experiments.interrupts import interrupts_deferred, sigterm_unwinds, worker_ignores_sigint
+from fullbandit.experiments.provenance import PROVENANCE_COLUMNS, stamp
+from fullbandit.experiments.resume import Resume
 from fullbandit.experiments.store import ResultStore, expand_metrics, field_text, value_kind
 from fullbandit.util.validation import InvalidParameterError, check_choice, check_int
 
@@ -33,7 +37,7 @@ def _columns(grid: Grid) -> list[str]:
     evaluation = grid.evaluation
     algorithm_params = {name for f in grid.algorithms.values() for name in f.sweep}
     instance_params = {name for f in grid.instances.values() for name in f.sweep}
-    results = set(CELL_COLUMNS) | set(evaluation.columns)
+    results = set(CELL_COLUMNS) | set(evaluation.columns) | set(PROVENANCE_COLUMNS)
     clash = ((algorithm_params & instance_params) | (algorithm_params & results)
              | (instance_params & (results - evaluation.sweepable)))
     if clash:
@@ -41,7 +45,7 @@ def _columns(grid: Grid) -> list[str]:
             f"swept parameter names {sorted(clash)} are used twice (by an algorithm and an instance, "
             "or by a result column): rename one")
     return (CELL_COLUMNS + list(evaluation.columns) + sorted(instance_params - set(evaluation.columns))
-            + sorted(algorithm_params) + [METRICS_COLUMN])
+            + sorted(algorithm_params) + [METRICS_COLUMN, *PROVENANCE_COLUMNS])
 
 
 def _check_storable(cells: list[Cell]) -> None:
@@ -63,6 +67,17 @@ def _check_storable(cells: list[Cell]) -> None:
                 "every value the same kind (e.g. 'size-2' rather than 2 beside 'auto')")
 
 
+def _check_resume_options(out, fresh, mix_versions) -> None:
+    for name, value in (("fresh", fresh), ("mix_versions", mix_versions)):
+        if not isinstance(value, bool):
+            raise InvalidParameterError(f"{name} must be True or False, got {value!r}")
+        if value and out is None:
+            raise InvalidParameterError(f"{name}=True needs out= (a results file to start anew or resume from)")
+    if fresh and mix_versions:
+        raise InvalidParameterError(
+            "fresh=True deletes the rows in out=, mix_versions=True keeps them: pass one of them, not both")
+
+
 def run_cell(algorithm_factory: Factory, instance_factory: Factory, grid_metrics, evaluation: Evaluation,
              cell: Cell) -> dict:
     """Run one cell of a grid and return its row (a plain dict; picklable).
@@ -82,7 +97,8 @@ def run_cell(algorithm_factory: Factory, instance_factory: Factory, grid_metrics
     -------
     dict
         ``key``, ``algorithm``, ``instance``, ``seed``, the evaluation's columns, the swept
-        parameters and ``metrics`` (a dict).
+        parameters, ``metrics`` (a dict) and the code that ran it, as this process sees it
+        (the provenance columns: :mod:`fullbandit.experiments.provenance`).
 
     Examples
     --------
@@ -108,7 +124,8 @@ def run_cell(algorithm_factory: Factory, instance_factory: Factory, grid_metrics
     if grid_metrics is not None:
         metrics.update(grid_metrics(result, instance))
     return {"key": cell.key, "algorithm": cell.algorithm, "instance": cell.instance, "seed": cell.seed,
-            **values, **dict(cell.instance_params), **dict(cell.algorithm_params), METRICS_COLUMN: metrics}
+            **values, **dict(cell.instance_params), **dict(cell.algorithm_params), METRICS_COLUMN: metrics,
+            **stamp()}
 
 
 def _run_task(task) -> dict:
@@ -189,7 +206,7 @@ def _execute_dask(tasks, scheduler) -> Generator[dict, None, None]:
 
 
 def run_grid(grid: Grid, *, backend: str = "sequential", jobs: int = 2, scheduler=None, out=None,
-             progress: bool | None = None) -> pd.DataFrame:
+             fresh: bool = False, mix_versions: bool = False, progress: bool | None = None) -> pd.DataFrame:
     """Run every cell of ``grid`` and return one tidy row per run.
 
     Parameters
@@ -204,9 +221,19 @@ def run_grid(grid: Grid, *, backend: str = "sequential", jobs: int = 2, schedule
         Dask scheduler address, e.g. ``"tcp://10.0.0.5:8786"``, or a connected client.
     out : path, optional
         CSV file the rows are appended to as runs finish (see
-        :class:`~fullbandit.experiments.store.ResultStore`). If it already holds rows of
-        this grid, their cells are skipped (resume); a killed run loses at most the runs
-        in flight. The file is checked before any run starts.
+        :class:`~fullbandit.experiments.store.ResultStore`); each row records the code
+        that produced it (:mod:`fullbandit.experiments.provenance`). If it already holds
+        rows of this grid, written by this same code, their cells are skipped (resume),
+        and one line on standard error says how many runs were taken from where; a killed
+        run loses at most the runs in flight. The file is checked before any run starts:
+        one holding rows of other code (another fullbandit version or commit, other
+        uncommitted changes, other numpy, scipy or cvxpy versions, or a file written
+        before rows recorded their code) is refused unless ``fresh`` or ``mix_versions``.
+    fresh : bool
+        Start ``out`` anew: the rows it holds are deleted and every run is made.
+    mix_versions : bool
+        Resume from ``out`` even if other code wrote (some of) its rows: they are taken
+        as they are, and this code's rows are added beside them.
     progress : bool, optional
         Progress bar over the runs (default: shown when the grid takes over two seconds).
 
@@ -223,6 +250,10 @@ def run_grid(grid: Grid, *, backend: str = "sequential", jobs: int = 2, schedule
     InvalidParameterError
         If an argument is invalid, ``out`` cannot be written or is damaged (before any
         run starts), or a swept parameter mixes kinds of values that ``out`` cannot keep.
+    fullbandit.experiments.resume.ResumeRefused
+        If ``out`` holds rows of other code and neither ``fresh`` nor ``mix_versions``
+        is set (an :class:`InvalidParameterError`; raised before any run, with the file
+        unchanged).
     KeyboardInterrupt, SystemExit
         On Ctrl-C, or on SIGTERM (``SystemExit(143)``; only when called from the main
         thread and no other SIGTERM handler is installed): local workers are shut down
@@ -246,11 +277,16 @@ def run_grid(grid: Grid, *, backend: str = "sequential", jobs: int = 2, schedule
     """
     check_choice("backend", backend, BACKENDS)
     jobs = check_int("jobs", jobs, low=1)
+    _check_resume_options(out, fresh, mix_versions)
     columns = _columns(grid)
     cells = grid.cells()
+    store = None
     if out is not None:
         _check_storable(cells)
-    store = None if out is None else ResultStore(out, columns)
+        resume = Resume(out, [cell.key for cell in cells], mix_versions=mix_versions)
+        store = ResultStore(out, columns, accept=resume.accept, fresh=fresh)
+        if (taken := resume.line(len(cells))) is not None:
+            print(taken, file=sys.stderr, flush=True)
     finished = set() if store is None else store.finished_keys()
     pending = [cell for cell in cells if cell.key not in finished]
     rows = []

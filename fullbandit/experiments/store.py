@@ -2,8 +2,9 @@
 
 Each finished run is one line written with a single ``write`` call on a file opened in
 append mode, so a killed process leaves every earlier line whole; at most the line being
-written can be cut. Rows are never rewritten, so a run that finished is never lost.
-:class:`ResultStore` documents what happens when an existing file is damaged.
+written can be cut. Rows are never rewritten, so a run that finished is never lost (the one
+exception, a file written before results recorded their provenance, is replaced whole and
+atomically). :class:`ResultStore` documents what happens when an existing file is damaged.
 """
 
 from __future__ import annotations
@@ -14,20 +15,24 @@ import json
 import math
 import os
 import re
+import shutil
 import warnings
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
 
 from fullbandit.experiments.evaluations import METRICS_COLUMN
+from fullbandit.experiments.provenance import PROVENANCE_COLUMNS
 from fullbandit.util.validation import InvalidParameterError
 
-__all__ = ["ResultStore", "expand_metrics", "field_text", "value_kind"]
+__all__ = ["ResultStore", "expand_metrics", "field_text", "read_results", "value_kind"]
 
 KEY_COLUMN = "key"
-# Names, and teams such as "3" or "0-4-7": never let a one-member team or a name like "1" become a number.
-TEXT_COLUMNS = (KEY_COLUMN, "algorithm", "instance", "answer", "best")
+# Names, and teams such as "3" or "0-4-7": never let a one-member team or a name like "1" become a number;
+# nor a version such as "1.5", or a commit of digits only.
+TEXT_COLUMNS = (KEY_COLUMN, "algorithm", "instance", "answer", "best", *PROVENANCE_COLUMNS)
 # What csv.writer makes of Python numbers (str of an int, repr of a float); NaN is written empty.
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?inf")
 _BOOLEANS = ("True", "False")
@@ -90,7 +95,17 @@ class ResultStore:
         The CSV file; created (with its folder) when missing, checked when it exists.
     columns : list of str
         The header. A column named ``"metrics"`` holds a JSON object of
-        algorithm-specific metrics; ``"key"`` identifies the run.
+        algorithm-specific metrics; ``"key"`` identifies the run; the provenance columns
+        (:data:`~fullbandit.experiments.provenance.PROVENANCE_COLUMNS`) say which code
+        produced it.
+    accept : callable, optional
+        ``accept(rows)`` is called with the rows of an existing file (dicts of text by
+        column, ``""`` for a column the file lacks) once the file is checked, before
+        anything in it changes; to refuse the file, it raises, and the file stays as it
+        was, byte for byte.
+    fresh : bool
+        Start the file anew: whatever ``path`` holds is replaced by the header alone,
+        unread.
 
     Raises
     ------
@@ -110,7 +125,11 @@ class ResultStore:
 
     * The header must equal ``columns``; otherwise the file belongs to another grid (or
       is not a results file) and is refused. Only an empty file, or one holding just the
-      beginning of the header, is (re)written from the start.
+      beginning of the header, is (re)written from the start. A file written before
+      results recorded their provenance has the header ``columns`` without the
+      provenance columns: it is read with those columns empty, and the first
+      :meth:`append` replaces it (atomically: a kill leaves the old file or the new one)
+      by the same rows under the whole header.
     * A last line without its line end is what a run killed while appending leaves: it is
       dropped (the file is truncated to its last complete line) with a warning giving the
       number of lines dropped and the line's text, and that run is redone.
@@ -142,12 +161,14 @@ class ResultStore:
     fullbandit.util.validation.InvalidParameterError: .../runs.csv has 1 damaged line: line 3: column 'pulls' ...
     """
 
-    def __init__(self, path, columns: list[str]):
+    def __init__(self, path, columns: list[str], *, accept: Callable[[list[dict[str, str]]], None] | None = None,
+                 fresh: bool = False):
         self.path = Path(path)
         self.columns = list(columns)
+        self._header = self.columns  # the file's: without the provenance columns in a file written before them
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            rows = self._check_existing() if self.path.exists() else None
+            rows = self._check_existing(accept) if self.path.exists() and not fresh else None
             if rows is None:
                 self._write_line(self.columns, mode="w")
                 rows = []
@@ -156,28 +177,35 @@ class ResultStore:
         except OSError as error:
             raise InvalidParameterError(
                 f"out={str(self.path)!r} cannot hold the results: {error.strerror or error}") from None
-        key = self.columns.index(KEY_COLUMN) if KEY_COLUMN in self.columns else None
+        key = self._header.index(KEY_COLUMN) if KEY_COLUMN in self._header else None
         self._finished = set() if key is None else {row[key] for _, row in rows}
 
-    def _check_existing(self) -> list[tuple[Span, list[str]]] | None:
+    def _check_existing(self, accept) -> list[tuple[Span, list[str]]] | None:
         """The data rows (with their lines) of the existing file, or ``None`` if it holds no header yet.
 
-        The file is changed only once it is known to be good: then a cut last line is dropped.
+        The file is changed only once it is known to be good and ``accept`` took it: then a
+        cut last line is dropped.
         """
         data = self.path.read_bytes()
         complete = data[:data.rfind(b"\n") + 1]  # without a cut last line
         rows, problems = self._parse(complete)
         if not rows and not problems and _line(self.columns).startswith(data[len(complete):]):
             return None  # empty, blank lines, or a header cut off while being written
-        if not rows or rows[0][1] != self.columns:
+        without_provenance = [column for column in self.columns if column not in PROVENANCE_COLUMNS]
+        if not rows or rows[0][1] not in (self.columns, without_provenance):
             found = (f"columns {rows[0][1]}" if rows
                      else f"no header but {data[:80].decode('utf-8', errors='replace')!r}")
             raise InvalidParameterError(
-                f"out={str(self.path)!r} holds results of a different grid ({found}); use another file or remove it")
+                f"out={str(self.path)!r} holds results of a different grid ({found}); use another file, "
+                "remove it, or start it anew: fresh=True (fullbandit bench --fresh)")
+        self._header = rows[0][1]
         rows = rows[1:]
         problems += self._row_problems(rows)
         if problems:
             raise self._damaged(problems)
+        if accept is not None:
+            accept([{column: stored.get(column, "") for column in self.columns}
+                    for stored in (dict(zip(self._header, row, strict=True)) for _, row in rows)])
         if len(complete) < len(data):
             self._drop_cut_last_line(data, len(complete))
         return rows
@@ -217,10 +245,11 @@ class ResultStore:
     def _row_problems(self, rows: list[tuple[Span, list[str]]]) -> list[tuple[Span, str]]:
         """``(lines, what is wrong)`` for every damaged data row."""
         problems = []
-        width = len(self.columns)
+        header = self._header
+        width = len(header)
         complete = []
-        key = self.columns.index(KEY_COLUMN) if KEY_COLUMN in self.columns else None
-        metrics = self.columns.index(METRICS_COLUMN) if METRICS_COLUMN in self.columns else None
+        key = header.index(KEY_COLUMN) if KEY_COLUMN in header else None
+        metrics = header.index(METRICS_COLUMN) if METRICS_COLUMN in header else None
         first_line_of_key: dict[str, Span] = {}
         for line, row in rows:
             if len(row) != width:
@@ -239,7 +268,7 @@ class ResultStore:
                     _metrics_record(row[metrics])
                 except ValueError:
                     problems.append((line, f"column {METRICS_COLUMN!r} is not a JSON object: {row[metrics][:80]!r}"))
-        for index, column in enumerate(self.columns):
+        for index, column in enumerate(header):
             if index != metrics and column not in TEXT_COLUMNS:
                 problems += _kind_problems(column, [(line, row[index]) for line, row in complete])
         return sorted(problems)
@@ -281,6 +310,8 @@ class ResultStore:
         >>> store.path.read_text()
         'key,gap,metrics\\na,,{}\\n'
         """
+        if self._header != self.columns:
+            self._add_provenance_columns()
         values = []
         for column in self.columns:
             value = row.get(column)
@@ -292,13 +323,37 @@ class ResultStore:
         if KEY_COLUMN in row:
             self._finished.add(str(row[KEY_COLUMN]))
 
+    def _add_provenance_columns(self) -> None:
+        """Replace a file written before results recorded their provenance by its rows under the whole header.
+
+        The new file is written beside the old one and renamed over it, so a kill leaves one or the other.
+        """
+        rows, _ = self._parse(self.path.read_bytes())  # checked when opened, and appended to by no one since
+        lines = [_line(self.columns)]
+        for _, row in rows[1:]:
+            stored = dict(zip(self._header, row, strict=True))
+            lines.append(_line([stored.get(column, "") for column in self.columns]))
+        upgraded = self.path.with_name(f".{self.path.name}.upgrading")
+        try:
+            with open(upgraded, "wb") as handle:
+                handle.write(b"".join(lines))
+                handle.flush()
+                os.fsync(handle.fileno())  # on disk before it takes the old file's place
+            shutil.copymode(self.path, upgraded)
+            os.replace(upgraded, self.path)
+        except OSError:
+            upgraded.unlink(missing_ok=True)
+            raise
+        self._header = self.columns
+
     def read(self) -> pd.DataFrame:
-        """All stored rows, metrics expanded into columns.
+        """All stored rows, metrics expanded into columns (see :func:`read_results`).
 
         Returns
         -------
         pandas.DataFrame
-            One row per line, in file order; see :func:`expand_metrics`.
+            One row per line, in file order; see :func:`expand_metrics`. The provenance
+            columns of a file written before results recorded them are there, empty.
 
         Examples
         --------
@@ -308,9 +363,11 @@ class ResultStore:
         >>> store.read().dtypes.astype(str).tolist()  # a one-member team stays text
         ['str', 'str', 'float64']
         """
-        frame = pd.read_csv(self.path, keep_default_na=False, na_values=[""],
-                            dtype={column: str for column in TEXT_COLUMNS})
-        return expand_metrics(frame)
+        frame = read_results(self.path)
+        for column in PROVENANCE_COLUMNS:
+            if column in self.columns and column not in frame.columns:  # a file written before them
+                frame[column] = pd.Series(index=frame.index, dtype=str)  # missing, as an empty text field reads
+        return frame
 
     def finished_keys(self) -> set[str]:
         """Keys of the runs stored so far (those a resumed grid skips).
@@ -324,6 +381,36 @@ class ResultStore:
         {'a'}
         """
         return set(self._finished)
+
+
+def read_results(path) -> pd.DataFrame:
+    """The rows of a results file (written by :class:`ResultStore`), metrics expanded into columns.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The CSV file.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per line, in file order. Names, teams, versions and commits stay text
+        (``TEXT_COLUMNS``); empty fields are missing values; metrics are expanded by
+        :func:`expand_metrics`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> path = Path(tempfile.mkdtemp()) / "runs.csv"
+    >>> _ = path.write_text('key,answer,metrics,cvxpy_version\\na,3,"{""x"": 1.5}",1.5\\n')
+    >>> read_results(path)
+      key answer cvxpy_version    x
+    0   a      3           1.5  1.5
+    >>> read_results(path).dtypes.astype(str).tolist()
+    ['str', 'str', 'str', 'float64']
+    """
+    frame = pd.read_csv(path, keep_default_na=False, na_values=[""], dtype={column: str for column in TEXT_COLUMNS})
+    return expand_metrics(frame)
 
 
 def _line(values) -> bytes:

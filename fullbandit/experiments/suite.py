@@ -6,6 +6,7 @@ catalogue :mod:`fullbandit.experiments.suites` gathers them by name.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -13,6 +14,12 @@ from pathlib import Path
 import pandas as pd
 
 from fullbandit.experiments.grid import Grid
+from fullbandit.experiments.provenance import provenance_record, versions_in
+from fullbandit.util.png import add_png_text
+
+#: The PNG text entry :meth:`Suite.draw` writes (the JSON of
+#: :func:`~fullbandit.experiments.provenance.provenance_record`).
+PROVENANCE_KEYWORD = "fullbandit provenance"
 
 
 def summarize_identification(frame: pd.DataFrame) -> pd.DataFrame:
@@ -27,8 +34,9 @@ def summarize_identification(frame: pd.DataFrame) -> pd.DataFrame:
 class Suite:
     """A named grid with its figure and summary table.
 
-    ``build(runs)`` gives the grid; ``plot(frame, path)`` writes a PNG; ``summarize(frame)``
-    gives the table ``fullbandit bench`` prints.
+    ``build(runs)`` gives the grid; ``plot(frame, path)`` writes a PNG (:meth:`draw` adds
+    the provenance of the runs drawn); ``summarize(frame)`` gives the table
+    ``fullbandit bench`` prints.
     """
 
     name: str
@@ -39,3 +47,14 @@ class Suite:
     summarize: Callable[[pd.DataFrame], pd.DataFrame] = summarize_identification
     #: ``claims(frame)``: the paper's statements about the figure, checked on the runs (optional).
     claims: Callable[[pd.DataFrame], pd.DataFrame] | None = None
+
+    def draw(self, frame: pd.DataFrame, path) -> None:
+        """Write the figure of the runs ``frame`` to the PNG file ``path``, with the code behind them.
+
+        The code versions of the rows (their provenance columns; none: an unknown version)
+        and of this process go in the PNG text entry ``"fullbandit provenance"``
+        (:data:`PROVENANCE_KEYWORD`), as the JSON of
+        :func:`~fullbandit.experiments.provenance.provenance_record`.
+        """
+        self.plot(frame, Path(path))
+        add_png_text(path, PROVENANCE_KEYWORD, json.dumps(provenance_record(versions_in(frame)), sort_keys=True))
