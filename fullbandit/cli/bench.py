@@ -138,8 +138,10 @@ def run(args) -> int:
     0
     """
     from fullbandit.experiments import run_grid
-    from fullbandit.experiments.provenance import describe, versions_in
+    from fullbandit.experiments.code_record import code_record
+    from fullbandit.experiments.provenance import current, describe, versions_in
     from fullbandit.experiments.suites import SUITES, get_suite
+    from fullbandit.util.state import write_json_atomically
     if args.list or args.name is None:
         for suite in SUITES.values():
             print(f"{suite.name:<16} {suite.description}")
@@ -148,13 +150,15 @@ def run(args) -> int:
     runs = suite.default_runs if args.runs is None else check_int("runs", args.runs, low=1)
     jobs = check_int("jobs", args.jobs, low=1)
     backend = "dask" if args.scheduler else ("processes" if jobs > 1 else "sequential")
-    out = output_folder(args.out, (f"{suite.name}.csv", f"{suite.name}.png"))
+    out = output_folder(args.out, (f"{suite.name}.csv", f"{suite.name}.png", f"{suite.name}.code.json"))
     frame = run_grid(suite.build(runs), backend=backend, jobs=jobs, scheduler=args.scheduler,
                      out=out / f"{suite.name}.csv", fresh=args.fresh, mix_versions=args.mix_versions,
                      progress=False if args.no_progress else None)
     suite.draw(frame, out / f"{suite.name}.png")
+    write_json_atomically(out / f"{suite.name}.code.json", {**code_record(suite), "runs_of": current().columns()})
     print(suite.summarize(frame).to_string(float_format=lambda value: f"{value:,.4g}"))
     code = describe(versions_in(frame))
-    print(f"wrote {out / (suite.name + '.csv')} and {out / (suite.name + '.png')} ({backend} backend; "
+    print(f"wrote {out / (suite.name + '.csv')}, {out / (suite.name + '.png')} and its code record "
+          f"{suite.name}.code.json ({backend} backend; "
           f"runs of {code})")
     return 0
