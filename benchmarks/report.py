@@ -15,6 +15,7 @@ from pathlib import Path
 import pandas as pd
 
 from fullbandit.experiments.kuroki_samples import table2_teams
+from fullbandit.experiments.provenance import describe, versions_in
 from fullbandit.experiments.store import read_results
 from fullbandit.experiments.suites import get_suite
 
@@ -80,7 +81,9 @@ def main(argv=None):
         frame = read_results(csv)
         runs = _runs_per_point(frame)
         lines += [f"## {title}", "", suite.description, "",
-                  f"Command: `fullbandit bench {name} --runs {runs} --jobs 2 --out benchmarks/results`", ""]
+                  f"Command: `fullbandit bench {name} --runs {runs} --jobs 2 --fresh --out benchmarks/results` "
+                  f"(runs of {describe(versions_in(frame))}; the code they depend on is today's, or "
+                  "`tests/test_results_current.py` fails)", ""]
         if (args.results / f"{name}.png").exists():
             lines += [f"![{name}](../benchmarks/results/{name}.png)", ""]
         if suite.claims is not None:
