@@ -5,8 +5,9 @@ A suite's code is the fullbandit modules its module imports, directly or through
 from the source, imports inside functions included), and the modules of every built-in
 algorithm when the registry is among them (a suite may name an algorithm by its registry name,
 which imports its module at run time). The machinery that runs a grid and stores its rows
-(:data:`RUNNING`) and the front ends are left out: they decide where and in which order cells
-run, never what a cell computes (every cell is seeded from its own description,
+(:data:`RUNNING`), the front ends and the package front doors that only re-export names
+(:data:`FRONT_DOORS`) are left out: they decide where and in which order cells run, never what a
+cell computes (every cell is seeded from its own description,
 :mod:`fullbandit.experiments.grid`).
 
 Each module's digest is taken over its syntax tree with docstrings removed (``ast.dump``, which
@@ -40,6 +41,9 @@ RUNNING = ("fullbandit.experiments.runner", "fullbandit.experiments.backends", "
            "fullbandit.experiments.resume", "fullbandit.experiments.provenance",
            "fullbandit.experiments.interrupts", "fullbandit.experiments.code_record",
            "fullbandit.experiments.suites", "fullbandit.cli", "fullbandit.sessions")
+#: Package front doors that only re-export names (left out like the machinery: listing a new name in one
+#: changes no result).
+FRONT_DOORS = ("fullbandit", "fullbandit.experiments")
 _PACKAGE = Path(__file__).resolve().parent.parent
 _REGISTRY = "fullbandit.core.registry"
 
@@ -107,7 +111,7 @@ def _closure(root: str) -> set[str]:
     pending = [root]
     while pending:
         name = pending.pop()
-        if name in found or _running(name) or _source(name) is None:
+        if name in found or name in FRONT_DOORS or _running(name) or _source(name) is None:
             continue
         found.add(name)
         pending.extend(_imports(name))
