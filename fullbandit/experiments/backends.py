@@ -17,12 +17,15 @@ they use (``fb`` of ``import fullbandit as fb``) by reference:
   and each run's result is released as soon as its row is taken, so a lost worker costs
   only the runs it had in flight.
 
-What a run needs (factories, metrics, evaluation) is pickled once before any run starts,
-so something that cannot travel fails at once, with the name of the factory it belongs to.
+What the runs need (factories, metrics, evaluation) is pickled once before any run starts,
+so something that cannot travel fails at once, with the name of the factory it belongs to;
+each worker unpickles it once.
 """
 
 from __future__ import annotations
 
+import hashlib
+import pickle
 import threading
 from collections.abc import Callable, Generator
 from concurrent.futures import Future
@@ -33,7 +36,8 @@ from fullbandit.experiments.grid import Cell, Grid
 from fullbandit.experiments.interrupts import interrupts_deferred, worker_ignores_sigint
 from fullbandit.util.validation import InvalidParameterError, check_choice, check_int
 
-__all__ = ["BACKENDS", "DEFAULT_JOBS", "WorkerLostError", "check_backend", "execute", "runtime_versions"]
+__all__ = ["BACKENDS", "DEFAULT_JOBS", "WorkerLostError", "check_backend", "execute", "run_packed",
+           "runtime_versions", "version_mismatches"]
 
 #: Where :func:`~fullbandit.experiments.runner.run_grid` runs the cells: in this process, in
 #: local worker processes, on a Dask cluster.
@@ -87,46 +91,74 @@ def execute(grid: Grid, cells: list[Cell], run: Callable[..., dict], *, backend:
     the generator (or an exception in the caller, Ctrl-C, SIGTERM) stops the workers: local
     processes are killed, a cluster's pending runs are cancelled.
     """
-    tasks = [(grid.algorithms[c.algorithm], grid.instances[c.instance], grid.metrics, grid.evaluation, c)
-             for c in cells]
     keys = [cell.key for cell in cells]
     if backend == "sequential":
-        for task, key in zip(tasks, keys, strict=True):
+        for cell in cells:
             try:
-                row = run(*task)
+                row = run(grid.algorithms[cell.algorithm], grid.instances[cell.instance], grid.metrics,
+                          grid.evaluation, cell)
             except Exception as error:
-                _note_cell(error, key)
+                _note_cell(error, cell.key)
                 raise
             yield row
         return
-    if tasks:
-        _check_portable(grid, "worker processes" if backend == "processes" else "the Dask workers")
+    if not cells:
+        return
+    digest, payload = _pack(grid, "worker processes" if backend == "processes" else "the Dask workers")
+    calls = [(run, digest, payload, cell) for cell in cells]
     if backend == "processes":
-        yield from _execute_processes(run, tasks, keys, jobs)
+        yield from _execute_processes(calls, keys, jobs)
     else:
-        yield from _execute_dask(run, tasks, keys, scheduler)
+        yield from _execute_dask(calls, keys, scheduler)
 
 
 def _note_cell(error: BaseException, key: str) -> None:
     error.add_note(f"(in the run of cell {key})")
 
 
-def _check_portable(grid: Grid, where: str) -> None:
-    """Refuse, before any run, a factory (or metrics, evaluation) that cannot be pickled to ``where``."""
+def _pack(grid: Grid, where: str) -> tuple[str, bytes]:
+    """What every run of ``grid`` needs, pickled once (with its digest) before any run starts.
+
+    Pickling a notebook's function or class by value costs about a millisecond: done once
+    here rather than for each run, and unpickled once per worker (:func:`run_packed`). A part
+    that cannot be pickled is refused, by name.
+    """
     import cloudpickle
 
-    parts = {**{f"algorithms[{name!r}]": factory for name, factory in grid.algorithms.items()},
-             **{f"instances[{name!r}]": factory for name, factory in grid.instances.items()},
-             "metrics": grid.metrics, "evaluation": grid.evaluation}
-    for name, part in parts.items():
-        try:
-            cloudpickle.dumps(part)
-        except Exception as error:
-            raise InvalidParameterError(
-                f"the grid's {name} cannot be sent to {where} ({type(error).__name__}: {error}). Functions from "
-                "a notebook, a script or stdin travel by value, but everything they hold must pickle: create "
-                "objects such as open files, locks or connections inside the function, or run with "
-                "backend='sequential'") from error
+    parts = (dict(grid.algorithms), dict(grid.instances), grid.metrics, grid.evaluation)
+    try:
+        payload = cloudpickle.dumps(parts)
+    except Exception:
+        named = {**{f"algorithms[{name!r}]": factory for name, factory in grid.algorithms.items()},
+                 **{f"instances[{name!r}]": factory for name, factory in grid.instances.items()},
+                 "metrics": grid.metrics, "evaluation": grid.evaluation}
+        for name, part in named.items():
+            try:
+                cloudpickle.dumps(part)
+            except Exception as error:
+                raise InvalidParameterError(
+                    f"the grid's {name} cannot be sent to {where} ({type(error).__name__}: {error}). Functions "
+                    "from a notebook, a script or stdin travel by value, but everything they hold must pickle: "
+                    "create objects such as open files, locks or connections inside the function, or run with "
+                    "backend='sequential'") from error
+        raise
+    return hashlib.blake2b(payload, digest_size=16).hexdigest(), payload
+
+
+#: In a worker: the parts of the latest grids it ran, unpickled, by digest.
+_RECEIVED: dict[str, tuple] = {}
+_GRIDS_KEPT = 4
+
+
+def run_packed(run: Callable[..., dict], digest: str, payload: bytes, cell: Cell) -> dict:
+    """In a worker: ``run`` the ``cell`` of the grid :func:`_pack` made ``payload`` of."""
+    parts = _RECEIVED.get(digest)
+    if parts is None:
+        parts = _RECEIVED[digest] = pickle.loads(payload)
+        while len(_RECEIVED) > _GRIDS_KEPT:
+            _RECEIVED.pop(next(iter(_RECEIVED)))  # the oldest grid
+    algorithms, instances, metrics, evaluation = parts
+    return run(algorithms[cell.algorithm], instances[cell.instance], metrics, evaluation, cell)
 
 
 # --- local processes ------------------------------------------------------------------------
@@ -141,7 +173,7 @@ def _start_worker() -> None:
     tqdm.set_lock(threading.RLock())
 
 
-def _execute_processes(run, tasks: list[tuple], keys: list[str], jobs: int) -> Generator[dict, None, None]:
+def _execute_processes(calls: list[tuple], keys: list[str], jobs: int) -> Generator[dict, None, None]:
     """Rows from ``jobs`` loky worker processes, in completion order.
 
     A terminal's Ctrl-C reaches the whole process group; only this process acts on it, by
@@ -159,7 +191,7 @@ def _execute_processes(run, tasks: list[tuple], keys: list[str], jobs: int) -> G
     resource_tracker.ensure_running()
     executor = None
     in_flight: dict[Future, int] = {}
-    upcoming = iter(range(len(tasks)))
+    upcoming = iter(range(len(calls)))
     finished = False
 
     def hand_out(executor) -> None:
@@ -169,7 +201,7 @@ def _execute_processes(run, tasks: list[tuple], keys: list[str], jobs: int) -> G
             # Deferred: the first submit starts the workers (and loky's manager thread, whose own
             # later starts then inherit SIGINT blocked too).
             with interrupts_deferred():
-                in_flight[executor.submit(run, *tasks[index])] = index
+                in_flight[executor.submit(run_packed, *calls[index])] = index
             if len(in_flight) >= jobs:
                 return
 
@@ -267,7 +299,7 @@ def _dask_target(scheduler):
         "start a distributed.Client before run_grid, or set DASK_SCHEDULER_ADDRESS")
 
 
-def _execute_dask(run, tasks: list[tuple], keys: list[str], scheduler) -> Generator[dict, None, None]:
+def _execute_dask(calls: list[tuple], keys: list[str], scheduler) -> Generator[dict, None, None]:
     from distributed import Client, as_completed
 
     target = _dask_target(scheduler)
@@ -276,7 +308,7 @@ def _execute_dask(run, tasks: list[tuple], keys: list[str], scheduler) -> Genera
     pending: dict = {}
     try:
         _check_versions(client)
-        pending = {client.submit(run, *task, pure=False): key for task, key in zip(tasks, keys, strict=True)}
+        pending = {client.submit(run_packed, *call, pure=False): key for call, key in zip(calls, keys, strict=True)}
         for future in as_completed(list(pending)):
             key = pending.pop(future)
             try:
