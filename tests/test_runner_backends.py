@@ -6,6 +6,7 @@ as a script."""
 import collections
 import contextlib
 import csv
+import importlib
 import os
 import re
 import signal
@@ -227,7 +228,7 @@ def test_dask_workers_of_another_version_are_refused_before_any_run(cluster, tmp
                                                             {"n": [4], "run": [0, 1]})}, seeds=1)
 
     def set_version(version):
-        sys.modules["fullbandit.util.version"].__version__ = version
+        importlib.import_module("fullbandit.util.version").__version__ = version
 
     with distributed.Client(cluster) as client:
         client.run(set_version, "0.0.1-worker")
