@@ -44,8 +44,6 @@ __all__ = ["BACKENDS", "DEFAULT_JOBS", "WorkerLostError", "check_backend", "exec
 BACKENDS = ("sequential", "processes", "dask")
 #: Local worker processes when ``jobs`` is not given.
 DEFAULT_JOBS = 2
-#: The packages whose versions must agree between this process and a cluster's workers.
-CHECKED_PACKAGES = ("fullbandit", "numpy")
 
 
 class WorkerLostError(RuntimeError):
@@ -238,7 +236,7 @@ def _execute_processes(calls: list[tuple], keys: list[str], jobs: int) -> Genera
 
 
 def runtime_versions() -> dict[str, str]:
-    """The versions of :data:`CHECKED_PACKAGES` this process runs (a worker's, on a cluster).
+    """The versions of fullbandit and numpy this process runs (a worker's, on a cluster): a run's rows depend on both.
 
     >>> sorted(runtime_versions())
     ['fullbandit', 'numpy']
