@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import pickle
 import threading
+import time
 from collections.abc import Callable, Generator
 from concurrent.futures import Future
 
@@ -203,6 +204,7 @@ def _execute_processes(calls: list[tuple], keys: list[str], jobs: int) -> Genera
             if len(in_flight) >= jobs:
                 return
 
+    threads_before = set(threading.enumerate())
     try:
         with interrupts_deferred():
             executor = ProcessPoolExecutor(max_workers=jobs, initializer=_start_worker)
@@ -230,6 +232,24 @@ def _execute_processes(calls: list[tuple], keys: list[str], jobs: int) -> Genera
         if executor is not None:
             with interrupts_deferred():  # a second Ctrl-C must not leave the workers running
                 executor.shutdown(wait=True, kill_workers=not finished)
+                _join_threads(set(threading.enumerate()) - threads_before, SHUTDOWN_TIMEOUT)
+
+
+#: Seconds the pool's own threads get to end once it is shut down.
+SHUTDOWN_TIMEOUT = 10.0
+
+
+def _join_threads(threads, timeout: float) -> None:
+    """Wait, ``timeout`` seconds at most, for the threads the pool started to end.
+
+    Killing its workers, loky does not wait for the thread that fed their queue: that thread
+    still holds the queue's semaphore and deletes it on its way out. Left to run into the
+    interpreter's exit, it is stopped half-way, and the resource tracker then warns of a
+    leaked semaphore (in 3 of 70 grids interrupted on a 2-core machine kept busy by 3 other processes).
+    """
+    deadline = time.monotonic() + timeout
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
 
 
 # --- Dask -----------------------------------------------------------------------------------
