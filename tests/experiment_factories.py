@@ -1,6 +1,7 @@
 """Module-level factories for the experiment-runner tests (worker processes must import them)."""
 
 import os
+import time
 
 import numpy as np
 
@@ -33,3 +34,14 @@ def failing_instance(rng, n, separation, fail_flag):
 
 def regret_metric(result, instance):
     return {"simple_regret": result.gap, "double_pulls": 2 * result.pulls}
+
+
+def logged_instance(rng, n, run, log, gate=None, gated_from=None):
+    """Appends ``run`` and this process's id to the file ``log``, then, from run ``gated_from`` on,
+    waits for the file ``gate`` to exist (the test's signal) before building the instance."""
+    with open(log, "a") as handle:  # one short appended line per execution
+        handle.write(f"{run} {os.getpid()}\n")
+    if gated_from is not None and run >= gated_from:
+        while not os.path.exists(gate):
+            time.sleep(0.01)  # polls the test's signal file
+    return two_level_instance(rng, n, 0.3)

@@ -74,14 +74,25 @@ def test_out_with_a_folder_in_place_of_the_csv_is_refused(tmp_path, capsys, no_r
     assert message.startswith(f"fullbandit: error: --out={str(tmp_path)!r}: {tmp_path / 'saqm-support.csv'} exists")
 
 
+def test_jobs_with_a_scheduler_is_refused_not_ignored(tmp_path, capsys, no_run_may_start):
+    out = tmp_path / "results"
+    assert main(["bench", "saqm-support", "--jobs", "2", "--scheduler", "tcp://127.0.0.1:8786", "--out", str(out),
+                 "--no-progress"]) == 2
+    assert capsys.readouterr().err.strip() == (
+        "fullbandit: error: --jobs=2 runs the suite on local processes and --scheduler=tcp://127.0.0.1:8786 on a "
+        "Dask cluster, whose workers set the parallelism: give one of them")
+    assert not out.exists()  # refused before anything is made
+
+
 # --- a killed bench --------------------------------------------------------------------------
 
 # A bench of a toy suite whose runs each take 0.2 s: long enough to be in flight when the
 # signal comes; 2 x RUNS runs (argv[2]) are far more than the test waits for. It can send
 # itself one Ctrl-C (to its whole process group, as a terminal does) at a chosen moment,
-# BENCH_CTRL_C_AT (environment, which the spawned workers inherit):
+# BENCH_CTRL_C_AT (environment, which the workers inherit):
 #   pool-start     just after the first worker process is started, the pool half built;
-#   worker-import  from a worker still importing this file, before it has set any handler;
+#   worker-import  from a worker still starting (Python's own start-up: WORKER_START below),
+#                  before it has set any handler;
 #   mid-run        from a worker in the middle of the first run.
 SLOW_BENCH = '''
 import os
@@ -123,26 +134,40 @@ def build(runs):
     return Grid({"saqm": Factory(saqm)}, {"slow": Factory(slow_instance, {"n": [3, 4]})}, seeds=runs)
 
 
-if __name__ == "__mp_main__":  # a spawned worker importing this file
-    ctrl_c_once("worker-import")
-
-if __name__ == "__main__":
+if __name__ == "__main__":  # not when the test imports this file to resume the grid
     # A terminal's foreground job has the default Ctrl-C handler; a test suite started in the
     # background by a non-interactive shell runs with SIGINT ignored, which its children inherit.
-    # Only here: the spawned workers import this file again, and must not be given a handler.
     signal.signal(signal.SIGINT, signal.default_int_handler)
+    os.environ["BENCH_PID"] = str(os.getpid())  # for WORKER_START, in the workers
     if MOMENT == "pool-start":
-        from multiprocessing.context import SpawnProcess
-        start = SpawnProcess.start
+        from multiprocessing.process import BaseProcess  # every pool's processes, loky's too
+        start = BaseProcess.start
 
         def start_then_ctrl_c(process):
             start(process)
             ctrl_c_once("pool-start")
-        SpawnProcess.start = start_then_ctrl_c
+        BaseProcess.start = start_then_ctrl_c
     suites.get_suite("dks")  # registers the built-in suites
     suites.SUITES["slow"] = suites.Suite("slow", "toy runs of 0.2 s", build, lambda frame, path: None, 500)
     sys.exit(main(["bench", "slow", "--jobs", "2", "--runs", sys.argv[2], "--out", sys.argv[1],
                    "--no-progress"]))
+'''
+# Python imports sitecustomize first thing, before any code of the program: put on the bench's
+# path, this one sends the Ctrl-C from the first worker (a child of the bench that is not a
+# resource tracker) at the earliest moment a worker can.
+WORKER_START = '''
+import os
+import signal
+import sys
+
+if (os.environ.get("BENCH_CTRL_C_AT") == "worker-import" and os.environ.get("BENCH_PID") == str(os.getppid())
+        and not any("resource_tracker" in argument for argument in sys.orig_argv)):
+    try:
+        os.close(os.open(os.environ["BENCH_CTRL_C_ONCE"], os.O_CREAT | os.O_EXCL))
+    except FileExistsError:
+        pass
+    else:
+        os.killpg(0, signal.SIGINT)
 '''
 # Runs per cell: a bench that missed its signal ends by itself within seconds (and fails the test).
 RUNS = 40
@@ -221,7 +246,11 @@ def _interrupt_bench(tmp_path: Path, moment: str, how: str) -> tuple[int, str, P
     script = tmp_path / "slow_bench.py"
     script.write_text(SLOW_BENCH)
     csv = tmp_path / "out" / "slow.csv"
-    environment = {**os.environ, "BENCH_CTRL_C_AT": moment, "BENCH_CTRL_C_ONCE": str(tmp_path / "ctrl-c-sent")}
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(WORKER_START)
+    environment = {**os.environ, "BENCH_CTRL_C_AT": moment, "BENCH_CTRL_C_ONCE": str(tmp_path / "ctrl-c-sent"),
+                   "PYTHONPATH": os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")]))}
     # A session of its own, so that "Ctrl-C" can signal the whole group as a terminal does.
     bench = subprocess.Popen([sys.executable, str(script), str(tmp_path / "out"), str(RUNS)],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,

@@ -158,11 +158,19 @@ def test_a_file_of_another_grid_is_refused(tmp_path):
 @pytest.mark.parametrize("kwargs, match", [
     (dict(backend="threads"), "backend='threads' is not one of the allowed values"),
     (dict(jobs=0), "jobs=0 must satisfy 1 <= jobs"),
-    (dict(backend="dask"), "needs scheduler="),
+    (dict(backend="dask"), r"^backend='dask' needs a cluster: give scheduler= \(an address such as "
+                           r"'tcp://host:8786', or a Client\), start a distributed.Client before run_grid, or set "
+                           r"DASK_SCHEDULER_ADDRESS$"),
+    (dict(backend="dask", jobs=2, scheduler="tcp://127.0.0.1:1"),
+     "^jobs=2 sets the number of local processes; with backend='dask' the cluster's workers run the grid"),
+    (dict(backend="processes", scheduler="tcp://127.0.0.1:1"),
+     "^scheduler= names a Dask cluster, but backend='processes'"),
 ])
-def test_bad_runner_arguments(kwargs, match):
-    with pytest.raises(ValueError, match=match):
-        run_grid(_grid(), progress=False, **kwargs)
+def test_bad_runner_arguments(kwargs, match, tmp_path):
+    dask = pytest.importorskip("dask", reason="dask is a test dependency")
+    with dask.config.set({"scheduler-address": None}), pytest.raises(InvalidParameterError, match=match):
+        run_grid(_grid(), progress=False, out=tmp_path / "r.csv", **kwargs)
+    assert not (tmp_path / "r.csv").exists()  # refused before the file is made
 
 
 def test_a_grid_measures_identification_runs_unless_given_another_evaluation():

@@ -26,7 +26,7 @@ def add_parser(commands) -> None:
     >>> add_parser(parser.add_subparsers(dest="command"))
     >>> args = parser.parse_args(["bench", "dks", "--runs", "2", "--out", "results"])
     >>> args.name, args.runs, args.jobs, args.out
-    ('dks', 2, 1, 'results')
+    ('dks', 2, None, 'results')
     """
     parser = commands.add_parser(
         "bench", help="run a named benchmark suite and write its CSV and PNG",
@@ -38,8 +38,10 @@ def add_parser(commands) -> None:
     parser.add_argument("name", nargs="?", help="suite name (see --list)")
     parser.add_argument("--list", action="store_true", help="list the suites and exit")
     parser.add_argument("--runs", type=int, default=None, help="seeds per grid cell (default: the suite's)")
-    parser.add_argument("--jobs", type=int, default=1, help="local processes (default: 1, sequential)")
-    parser.add_argument("--scheduler", default=None, help="Dask scheduler address, e.g. tcp://10.0.0.5:8786")
+    parser.add_argument("--jobs", type=int, default=None, help="local processes (default: 1, sequential)")
+    parser.add_argument("--scheduler", default=None,
+                        help="Dask scheduler address, e.g. tcp://10.0.0.5:8786 (its workers run the suite: "
+                             "not with --jobs)")
     parser.add_argument("--out", default="benchmarks/out", help="output folder (default: benchmarks/out)")
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     reuse = parser.add_mutually_exclusive_group()
@@ -122,9 +124,9 @@ def run(args) -> int:
     Raises
     ------
     InvalidParameterError
-        If the suite is unknown, ``--runs`` or ``--jobs`` is below 1, ``--out`` is
-        unusable, or ``OUT/NAME.csv`` holds runs of other code and neither ``--fresh``
-        nor ``--mix-versions`` is given (before any run starts);
+        If the suite is unknown, ``--runs`` or ``--jobs`` is below 1, ``--jobs`` and
+        ``--scheduler`` are both given, ``--out`` is unusable, or ``OUT/NAME.csv`` holds runs
+        of other code and neither ``--fresh`` nor ``--mix-versions`` is given (before any run starts);
         :func:`fullbandit.cli.main` prints it as one line and exits with status 2.
 
     Examples
@@ -148,12 +150,16 @@ def run(args) -> int:
         return 0
     suite = get_suite(args.name)
     runs = suite.default_runs if args.runs is None else check_int("runs", args.runs, low=1)
-    jobs = check_int("jobs", args.jobs, low=1)
+    if args.scheduler and args.jobs is not None:
+        raise InvalidParameterError(
+            f"--jobs={args.jobs} runs the suite on local processes and --scheduler={args.scheduler} on a Dask "
+            "cluster, whose workers set the parallelism: give one of them")
+    jobs = 1 if args.jobs is None else check_int("jobs", args.jobs, low=1)
     backend = "dask" if args.scheduler else ("processes" if jobs > 1 else "sequential")
     out = output_folder(args.out, (f"{suite.name}.csv", f"{suite.name}.png", f"{suite.name}.code.json"))
-    frame = run_grid(suite.build(runs), backend=backend, jobs=jobs, scheduler=args.scheduler,
-                     out=out / f"{suite.name}.csv", fresh=args.fresh, mix_versions=args.mix_versions,
-                     progress=False if args.no_progress else None)
+    frame = run_grid(suite.build(runs), backend=backend, jobs=None if args.scheduler else jobs,
+                     scheduler=args.scheduler or None, out=out / f"{suite.name}.csv", fresh=args.fresh,
+                     mix_versions=args.mix_versions, progress=False if args.no_progress else None)
     suite.draw(frame, out / f"{suite.name}.png")
     write_json_atomically(out / f"{suite.name}.code.json", {**code_record(suite), "runs_of": current().columns()})
     print(suite.summarize(frame).to_string(float_format=lambda value: f"{value:,.4g}"))

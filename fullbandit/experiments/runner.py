@@ -10,26 +10,23 @@ from __future__ import annotations
 
 import contextlib
 import sys
-import threading
 from collections import defaultdict
-from collections.abc import Generator
 
 import numpy as np
 import pandas as pd
 from tqdm.auto import tqdm
 
+from fullbandit.experiments.backends import BACKENDS, check_backend, execute
 from fullbandit.experiments.evaluations import METRICS_COLUMN, Evaluation
 from fullbandit.experiments.grid import Cell, Factory, Grid
-from fullbandit.experiments.interrupts import interrupts_deferred, sigterm_unwinds, worker_ignores_sigint
+from fullbandit.experiments.interrupts import sigterm_unwinds
 from fullbandit.experiments.provenance import PROVENANCE_COLUMNS, stamp
 from fullbandit.experiments.resume import Resume
 from fullbandit.experiments.store import ResultStore, expand_metrics, field_text, value_kind
-from fullbandit.util.validation import InvalidParameterError, check_choice, check_int
+from fullbandit.util.validation import InvalidParameterError
 
 __all__ = ["BACKENDS", "run_cell", "run_grid"]
 
-#: Where :func:`run_grid` runs the cells: in this process, in local worker processes, on a Dask cluster.
-BACKENDS = ("sequential", "processes", "dask")
 CELL_COLUMNS = ["key", "algorithm", "instance", "seed"]
 
 
@@ -128,84 +125,7 @@ def run_cell(algorithm_factory: Factory, instance_factory: Factory, grid_metrics
             **stamp()}
 
 
-def _run_task(task) -> dict:
-    return run_cell(*task)
-
-
-def _start_worker() -> None:
-    """Pool initializer: what a worker does before its first run."""
-    worker_ignores_sigint()  # first: Ctrl-C is held blocked only until this point
-    # tqdm's default lock is a named semaphore shared between processes, which a terminated
-    # worker never gets to release: the resource tracker then warns of leaked semaphores.
-    # A worker's bars are never shown (progress=False), so a lock of its own is enough.
-    tqdm.set_lock(threading.RLock())
-
-
-def _execute_processes(tasks, jobs: int) -> Generator[dict, None, None]:
-    """Rows of ``tasks`` from ``jobs`` local worker processes, in completion order.
-
-    A terminal's Ctrl-C reaches the whole process group; only the main process acts on
-    it, by terminating the pool here, and the workers ignore it from their first
-    instruction on (see :mod:`fullbandit.experiments.interrupts`). Interrupted, failed or
-    closed early, the pool is terminated rather than left to finish abandoned runs.
-    """
-    import multiprocessing
-    from multiprocessing import resource_tracker
-
-    context = multiprocessing.get_context("spawn")
-    # The pool's first lock would start the tracker, which unblocks SIGINT in this thread as
-    # it does so: started beforehand, it cannot undo the blocked SIGINT the workers inherit.
-    resource_tracker.ensure_running()
-    pool = None
-    finished = False
-    try:
-        with interrupts_deferred():
-            pool = context.Pool(processes=jobs, initializer=_start_worker)
-        yield from pool.imap_unordered(_run_task, tasks)
-        finished = True
-    finally:
-        if pool is not None:
-            with interrupts_deferred():  # a second Ctrl-C must not leave the workers running
-                if finished:
-                    pool.close()
-                else:
-                    pool.terminate()
-                pool.join()
-
-
-def _execute(grid: Grid, cells: list[Cell], backend: str, jobs: int, scheduler) -> Generator[dict, None, None]:
-    """Rows of ``cells`` in completion order."""
-    tasks = [(grid.algorithms[c.algorithm], grid.instances[c.instance], grid.metrics, grid.evaluation, c)
-             for c in cells]
-    if backend == "sequential":
-        for task in tasks:
-            yield run_cell(*task)
-    elif backend == "processes":
-        yield from _execute_processes(tasks, jobs)
-    else:
-        yield from _execute_dask(tasks, scheduler)
-
-
-def _execute_dask(tasks, scheduler) -> Generator[dict, None, None]:
-    try:
-        from dask.distributed import Client, as_completed
-    except ImportError:
-        raise InvalidParameterError(
-            "backend='dask' needs dask.distributed: pip install 'fullbandit[dask]'") from None
-    if scheduler is None:
-        raise InvalidParameterError(
-            "backend='dask' needs scheduler= (an address such as 'tcp://host:8786' or a Client)")
-    client = scheduler if isinstance(scheduler, Client) else Client(scheduler)
-    try:
-        futures = [client.submit(run_cell, *task, pure=False) for task in tasks]
-        for future in as_completed(futures):
-            yield future.result()
-    finally:
-        if client is not scheduler:
-            client.close()
-
-
-def run_grid(grid: Grid, *, backend: str = "sequential", jobs: int = 2, scheduler=None, out=None,
+def run_grid(grid: Grid, *, backend: str = "sequential", jobs: int | None = None, scheduler=None, out=None,
              fresh: bool = False, mix_versions: bool = False, progress: bool | None = None) -> pd.DataFrame:
     """Run every cell of ``grid`` and return one tidy row per run.
 
@@ -213,12 +133,15 @@ def run_grid(grid: Grid, *, backend: str = "sequential", jobs: int = 2, schedule
     ----------
     grid : Grid
     backend : {"sequential", "processes", "dask"}
-        ``"processes"``: ``jobs`` local processes; ``"dask"``: the Dask cluster at
-        ``scheduler``. The rows do not depend on the backend (only ``wall_time`` does).
-    jobs : int
-        Number of local processes.
+        ``"processes"``: ``jobs`` local processes; ``"dask"``: a Dask cluster (``scheduler``,
+        else the active ``distributed.Client``, else ``DASK_SCHEDULER_ADDRESS``). The rows do
+        not depend on the backend (only ``wall_time`` does). Factories may be defined anywhere,
+        a notebook, stdin or an unguarded script too (see :mod:`fullbandit.experiments.backends`).
+    jobs : int, optional
+        Number of local processes (default 2); only with ``backend="processes"`` or ``"sequential"``.
     scheduler : str or dask.distributed.Client, optional
-        Dask scheduler address, e.g. ``"tcp://10.0.0.5:8786"``, or a connected client.
+        Dask scheduler address, e.g. ``"tcp://10.0.0.5:8786"``, or a connected client. Its
+        workers must run this process's versions of fullbandit and numpy (checked before any run).
     out : path, optional
         CSV file the rows are appended to as runs finish (see
         :class:`~fullbandit.experiments.store.ResultStore`); each row records the code
@@ -249,11 +172,14 @@ def run_grid(grid: Grid, *, backend: str = "sequential", jobs: int = 2, schedule
     ------
     InvalidParameterError
         If an argument is invalid, ``out`` cannot be written or is damaged (before any
-        run starts), or a swept parameter mixes kinds of values that ``out`` cannot keep.
+        run starts), a swept parameter mixes kinds of values that ``out`` cannot keep, a
+        factory cannot be sent to the workers, or the Dask workers run other versions.
     fullbandit.experiments.resume.ResumeRefused
         If ``out`` holds rows of other code and neither ``fresh`` nor ``mix_versions``
         is set (an :class:`InvalidParameterError`; raised before any run, with the file
         unchanged).
+    WorkerLostError
+        If a local worker process ends in the middle of a run (the message names the cells in flight).
     KeyboardInterrupt, SystemExit
         On Ctrl-C, or on SIGTERM (``SystemExit(143)``; only when called from the main
         thread and no other SIGTERM handler is installed): local workers are shut down
@@ -275,8 +201,7 @@ def run_grid(grid: Grid, *, backend: str = "sequential", jobs: int = 2, schedule
     2      saqm  4     0      3     True
     3      saqm  4     1      3     True
     """
-    check_choice("backend", backend, BACKENDS)
-    jobs = check_int("jobs", jobs, low=1)
+    jobs = check_backend(backend, jobs, scheduler)
     _check_resume_options(out, fresh, mix_versions)
     columns = _columns(grid)
     cells = grid.cells()
@@ -294,7 +219,8 @@ def run_grid(grid: Grid, *, backend: str = "sequential", jobs: int = 2, schedule
                disable=progress is False, leave=False, dynamic_ncols=True)
     # closing(): when the loop ends early (Ctrl-C or a full disk between two rows), the
     # generator is closed at once, not when garbage-collected, and the backend stops its workers.
-    with sigterm_unwinds(), contextlib.closing(_execute(grid, pending, backend, jobs, scheduler)) as results:
+    with sigterm_unwinds(), contextlib.closing(
+            execute(grid, pending, run_cell, backend=backend, jobs=jobs, scheduler=scheduler)) as results:
         try:
             for row in results:
                 if store is not None:
