@@ -8,6 +8,14 @@ import numpy as np
 import fullbandit as fb
 from fullbandit.experiments import Instance
 
+#: The columns of a row that depend on when and how fast it ran, not on what it computed.
+RUN_TIME_COLUMNS = ["wall_time", "finished_at"]
+
+
+def comparable_rows(frame):
+    """``frame`` without :data:`RUN_TIME_COLUMNS`: what two backends must agree on exactly."""
+    return frame.drop(columns=RUN_TIME_COLUMNS).reset_index(drop=True)
+
 
 def two_level_instance(rng, n, separation, sigma=0.3):
     means = np.linspace(0.0, 0.2, n)

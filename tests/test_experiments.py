@@ -7,7 +7,7 @@ from functools import partial
 import numpy as np
 import pandas as pd
 import pytest
-from experiment_factories import failing_instance, regret_metric, saqm, two_level_instance
+from experiment_factories import comparable_rows, failing_instance, regret_metric, saqm, two_level_instance
 from scipy import stats
 
 from fullbandit.core import registry
@@ -73,10 +73,6 @@ def _grid(**instance_options):
                 seeds=SEEDS, metrics=regret_metric)
 
 
-def _comparable(frame):
-    return frame.drop(columns=["wall_time", "finished_at"]).reset_index(drop=True)
-
-
 def test_rows_are_complete_and_tidy():
     frame = run_grid(_grid(), progress=False)
     assert len(frame) == 2 * 2 * SEEDS
@@ -97,14 +93,14 @@ def test_same_grid_same_rows_sequential_processes_and_dask(tmp_path):
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1",
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as client:
         dask = run_grid(_grid(), backend="dask", scheduler=client, out=tmp_path / "dask.csv", progress=False)
-    pd.testing.assert_frame_equal(_comparable(sequential), _comparable(processes))
-    pd.testing.assert_frame_equal(_comparable(sequential), _comparable(dask))
+    pd.testing.assert_frame_equal(comparable_rows(sequential), comparable_rows(processes))
+    pd.testing.assert_frame_equal(comparable_rows(sequential), comparable_rows(dask))
 
 
 def test_in_memory_and_file_results_agree(tmp_path):
     in_memory = run_grid(_grid(), progress=False)
     on_file = run_grid(_grid(), out=tmp_path / "r.csv", progress=False)
-    pd.testing.assert_frame_equal(_comparable(in_memory), _comparable(on_file), check_dtype=False)
+    pd.testing.assert_frame_equal(comparable_rows(in_memory), comparable_rows(on_file), check_dtype=False)
 
 
 def test_instances_and_noise_are_shared_across_algorithms():
@@ -145,7 +141,7 @@ def test_a_cut_last_line_is_dropped_and_rerun(tmp_path):
     with pytest.warns(UserWarning, match=rf"dropped 1 line cut off by a killed run \(line {len(complete) + 1}"):
         repaired = run_grid(_grid(), out=out, progress=False)
     assert len(repaired) == len(complete) and repaired["key"].is_unique
-    pd.testing.assert_frame_equal(_comparable(repaired), _comparable(complete))
+    pd.testing.assert_frame_equal(comparable_rows(repaired), comparable_rows(complete))
 
 
 def test_a_file_of_another_grid_is_refused(tmp_path):

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from experiment_factories import logged_instance, saqm, two_level_instance
+from experiment_factories import comparable_rows, logged_instance, saqm, two_level_instance
 
 from fullbandit.experiments import Factory, Grid, run_grid
 from fullbandit.util.validation import InvalidParameterError
@@ -29,10 +29,6 @@ TESTS = Path(__file__).resolve().parent
 # A bound on a subprocess's grid (seconds): a respawn loop or a hang fails the test instead of
 # stalling it; generous, as a loaded 2-core machine is slow to start workers.
 SUBPROCESS_TIMEOUT = 180
-
-
-def _comparable(frame):
-    return frame.drop(columns=["wall_time"]).reset_index(drop=True)
 
 
 def _run_python(arguments, *, stdin=None, env=None, cwd=None) -> subprocess.CompletedProcess:
@@ -83,7 +79,7 @@ if os.environ.get("GRID_CLIENT"):
     from distributed import Client
     client = Client(os.environ["GRID_CLIENT"])
 frame = run_grid(grid, backend=backend, jobs=2 if backend == "processes" else None, progress=False)
-sys.stdout.write(frame.drop(columns="wall_time").to_csv(index=False))
+sys.stdout.write(frame.drop(columns=["wall_time", "finished_at"]).to_csv(index=False))
 '''
 
 
@@ -96,7 +92,7 @@ def test_a_notebook_lambda_runs_on_local_processes_with_the_sequential_rows():
     processes = run_grid(grid, backend="processes", jobs=2, progress=False)
     sequential = run_grid(grid, progress=False)
     assert len(sequential) == 6
-    pd.testing.assert_frame_equal(_comparable(processes), _comparable(sequential))
+    pd.testing.assert_frame_equal(comparable_rows(processes), comparable_rows(sequential))
 
 
 @pytest.fixture(scope="module")
@@ -214,8 +210,8 @@ def test_dask_runs_on_the_active_client_or_the_configured_scheduler_address():
         with distributed.Client(local) as client:
             by_client = run_grid(_small_grid(), backend="dask", progress=False)
             assert client.status == "running"  # the caller's client is left open
-    pd.testing.assert_frame_equal(_comparable(by_address), _comparable(sequential))
-    pd.testing.assert_frame_equal(_comparable(by_client), _comparable(sequential))
+    pd.testing.assert_frame_equal(comparable_rows(by_address), comparable_rows(sequential))
+    pd.testing.assert_frame_equal(comparable_rows(by_client), comparable_rows(sequential))
 
 
 @pytest.mark.slow
@@ -317,7 +313,7 @@ def test_a_lost_dask_worker_costs_only_its_runs_in_flight(tmp_path):
     reference = run_grid(Grid(grid.algorithms, {"logged": Factory(
         partial(logged_instance, log=str(tmp_path / "reference-executions")),
         {"n": [4], "run": list(range(free + gated))})}, seeds=1), progress=False)
-    pd.testing.assert_frame_equal(_comparable(frame), _comparable(reference))
+    pd.testing.assert_frame_equal(comparable_rows(frame), comparable_rows(reference))
     assert len(pd.read_csv(out)) == free + gated
 
 
