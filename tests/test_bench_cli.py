@@ -6,11 +6,11 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import warnings
 from pathlib import Path
 
 import pytest
+from waiting import wait_until
 
 from fullbandit.cli.main import main
 from fullbandit.experiments import run_grid
@@ -228,16 +228,6 @@ def _data_rows(csv: Path) -> int:
         return 0
 
 
-def _wait_until(condition, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-
-
 def _interrupt_bench(tmp_path: Path, moment: str, how: str) -> tuple[int, str, Path]:
     """Run the slow bench, interrupt it at ``moment`` by ``how``; its exit status, stderr and CSV.
 
@@ -257,7 +247,7 @@ def _interrupt_bench(tmp_path: Path, moment: str, how: str) -> tuple[int, str, P
                              env=environment)
     try:
         if moment == "after-rows":
-            workers = _wait_until(lambda: _data_rows(csv) >= 2 and _descendants(bench.pid), 60,
+            workers = wait_until(lambda: _data_rows(csv) >= 2 and _descendants(bench.pid), 60,
                                   "two finished runs")
             assert len(workers) >= 2  # the two workers (and the resource tracker)
             if how == "ctrl-c":
@@ -266,7 +256,7 @@ def _interrupt_bench(tmp_path: Path, moment: str, how: str) -> tuple[int, str, P
                 bench.send_signal(signal.SIGTERM)
         _, err = bench.communicate(timeout=120)  # generous: a loaded 2-core machine is slow to tear down
         # Shutting the workers down takes a moment; before the fix they ran on for good after SIGTERM.
-        _wait_until(lambda: not _group(bench.pid), 10, "the workers to end")
+        wait_until(lambda: not _group(bench.pid), 10, "the workers to end")
     finally:  # never leave processes behind, even when the test fails
         if bench.poll() is None:
             bench.kill()

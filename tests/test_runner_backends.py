@@ -13,13 +13,13 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 from functools import partial
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from experiment_factories import comparable_rows, logged_instance, saqm, two_level_instance
+from waiting import wait_until
 
 from fullbandit.experiments import Factory, Grid, run_grid
 from fullbandit.util.validation import InvalidParameterError
@@ -250,16 +250,6 @@ def _stored_runs(out: Path) -> list[int]:
     return [int(row["run"]) for row in csv.DictReader(lines)]
 
 
-def _wait_until(condition, timeout: float, what: str):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = condition()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-
-
 def _held_results(dask_scheduler) -> list:
     return [str(task.key) for task in dask_scheduler.tasks.values() if task.state == "memory"]
 
@@ -277,10 +267,10 @@ def test_a_lost_dask_worker_costs_only_its_runs_in_flight(tmp_path):
 
     def kill_a_worker_after_rows(client):
         try:
-            stored_before.extend(_wait_until(lambda: len(_stored_runs(out)) >= free and _stored_runs(out), 120,
+            stored_before.extend(wait_until(lambda: len(_stored_runs(out)) >= free and _stored_runs(out), 120,
                                              "the free runs to be stored"))
             # The scheduler drops a result once the runner releases it: then a lost worker cannot make it rerun.
-            _wait_until(lambda: not client.run_on_scheduler(_held_results), 60,
+            wait_until(lambda: not client.run_on_scheduler(_held_results), 60,
                         "the scheduler to release the stored runs")
             executions = [line.split() for line in log.read_text().splitlines()]
             ran_by = collections.Counter(pid for run, pid in executions if int(run) in stored_before)
