@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from waiting import wait_until
 
+import fullbandit
 from fullbandit.cli.main import main
 from fullbandit.experiments import run_grid
 from fullbandit.experiments.store import ResultStore
@@ -239,8 +240,11 @@ def _interrupt_bench(tmp_path: Path, moment: str, how: str) -> tuple[int, str, P
     site = tmp_path / "site"
     site.mkdir()
     (site / "sitecustomize.py").write_text(WORKER_START)
+    # The bench imports the fullbandit this test imported (a checkout's, not an installed copy's): the resume
+    # below runs here, and a results file refuses rows of other code (fullbandit.experiments.provenance).
+    source = str(Path(fullbandit.__file__).resolve().parents[1])
     environment = {**os.environ, "BENCH_CTRL_C_AT": moment, "BENCH_CTRL_C_ONCE": str(tmp_path / "ctrl-c-sent"),
-                   "PYTHONPATH": os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")]))}
+                   "PYTHONPATH": os.pathsep.join(filter(None, [str(site), source, os.environ.get("PYTHONPATH")]))}
     # A session of its own, so that "Ctrl-C" can signal the whole group as a terminal does.
     bench = subprocess.Popen([sys.executable, str(script), str(tmp_path / "out"), str(RUNS)],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
