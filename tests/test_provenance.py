@@ -25,7 +25,7 @@ import fullbandit
 from fullbandit.cli.main import main
 from fullbandit.experiments import Factory, Grid, run_grid
 from fullbandit.experiments import provenance as provenance_module
-from fullbandit.experiments.provenance import CODE_COLUMNS, PROVENANCE_COLUMNS, current, source_commit
+from fullbandit.experiments.provenance import CODE_COLUMNS, PROVENANCE_COLUMNS, current, source_commit, versions_in
 from fullbandit.experiments.resume import ResumeRefused
 from fullbandit.experiments.store import ResultStore, read_results
 from fullbandit.util.png import add_png_text
@@ -397,15 +397,17 @@ def test_bench_on_the_committed_table2_in_a_clone_says_where_its_runs_come_from(
     shutil.copy(committed, tmp_path)
     out = tmp_path / "kuroki-table2.csv"
     command = ["bench", "kuroki-table2", "--out", str(tmp_path), "--no-progress"]
-    assert main(command) == 2  # written before results recorded their code: not taken silently
-    assert "holds runs of other code than this: 108 runs of an unrecorded version" in capsys.readouterr().err
+    [written] = versions_in(read_results(committed))  # the committed runs come from one version of the code
+    assert written.runs == 108 and written.version != current()  # a clone is never at the commit that ran them
+    assert main(command) == 2  # not taken silently
+    error = capsys.readouterr().err
+    assert "holds runs of other code than this" in error and f"108 runs of {written.version.label(True)}" in error
     assert out.read_bytes() == committed.read_bytes()
     assert main([*command, "--mix-versions"]) == 0  # asked for: the old table, saying so
     captured = capsys.readouterr()
-    assert captured.err == (f"108 of 108 runs taken from {out} (an unrecorded version, written before results "
-                            "recorded their version), not recomputed; fresh=True (fullbandit bench --fresh) "
-                            "recomputes them\n")
-    assert "runs of an unrecorded version" in captured.out.splitlines()[-1]
+    assert captured.err == (f"108 of 108 runs taken from {out} ({written.describe()}), not recomputed; "
+                            "fresh=True (fullbandit bench --fresh) recomputes them\n")
+    assert f"runs of {written.describe()}" in captured.out.splitlines()[-1]
     assert out.read_bytes() == committed.read_bytes()  # nothing added, so nothing rewritten
 
 
