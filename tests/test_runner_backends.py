@@ -79,7 +79,10 @@ if os.environ.get("GRID_CLIENT"):
     from distributed import Client
     client = Client(os.environ["GRID_CLIENT"])
 frame = run_grid(grid, backend=backend, jobs=2 if backend == "processes" else None, progress=False)
-sys.stdout.write(frame.drop(columns=["wall_time", "finished_at"]).to_csv(index=False))
+# What is compared is what the rows computed: not when, nor which copy of fullbandit ran them (this
+# script may import an installed copy, a test's cluster the checkout's, whose commit is known).
+from fullbandit.experiments.provenance import PROVENANCE_COLUMNS
+sys.stdout.write(frame.drop(columns=["wall_time", *PROVENANCE_COLUMNS]).to_csv(index=False))
 '''
 
 
