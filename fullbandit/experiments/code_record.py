@@ -84,11 +84,22 @@ def source_digest(path) -> str:
     True
     """
     status = Path(path).stat()
-    return _tree_digest(str(path), status.st_mtime_ns, status.st_size)
+    return _digest(str(path), status.st_mtime_ns, status.st_size)
+
+
+def _tree(path) -> ast.Module:
+    """The syntax tree of the source file ``path`` without its docstrings (read once while the file is unchanged)."""
+    status = Path(path).stat()
+    return _parsed(str(path), status.st_mtime_ns, status.st_size)
+
+
+@functools.cache
+def _digest(path: str, modified: int, size: int) -> str:
+    return hashlib.sha256(ast.dump(_parsed(path, modified, size)).encode()).hexdigest()
 
 
 @functools.cache  # by the file's modification time and size too: an edited file is read again
-def _tree_digest(path: str, modified: int, size: int) -> str:
+def _parsed(path: str, modified: int, size: int) -> ast.Module:
     tree = ast.parse(Path(path).read_bytes(), filename=path)
     for node in ast.walk(tree):
         body = getattr(node, "body", None)
@@ -96,7 +107,7 @@ def _tree_digest(path: str, modified: int, size: int) -> str:
                 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
                 and isinstance(body[0].value.value, str):
             node.body = body[1:] or [ast.Pass()]
-    return hashlib.sha256(ast.dump(tree).encode()).hexdigest()
+    return tree
 
 
 def _defining_module(suite: Suite) -> str:
@@ -144,7 +155,7 @@ def _imports(name: str) -> list[str]:
     """The fullbandit modules module ``name`` imports anywhere in its source (``from a import b``: ``a.b`` too)."""
     path = _source(name)
     assert path is not None
-    tree = ast.parse(path.read_bytes(), filename=str(path))
+    tree = _tree(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     names: list[str] = []
     for node in ast.walk(tree):

@@ -720,7 +720,8 @@ class Session:
             return None
         seq = resumed[1]
         resumed = self._replay(resumed)
-        fields = [(name, value, resumed[0].get_state()[name]) for name, value in replayed[0].get_state().items()]
+        resumed_state = resumed[0].get_state()  # once: a state holds the whole record
+        fields = [(name, value, resumed_state.get(name)) for name, value in replayed[0].get_state().items()]
         fields.append(("next pulls", next_pulls(replayed[0]), next_pulls(resumed[0])))
         for name, expected, found in fields:
             if expected != found:

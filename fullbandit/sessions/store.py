@@ -277,7 +277,12 @@ def has_abandons(connection: sqlite3.Connection) -> bool:
 
     Asked in each transaction that reads the journal: another process may create it at any time.
     """
-    return connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'abandons'").fetchone() \
+    return has_table(connection, "abandons")
+
+
+def has_table(connection: sqlite3.Connection, name: str) -> bool:
+    """Whether the store holds the table ``name`` (``abandons`` and ``checkpoints`` are created when first needed)."""
+    return connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (name,)).fetchone() \
         is not None
 
 
@@ -448,8 +453,7 @@ def checkpoint_binding(meta: str, seq: int, digest: str, code: str, state: bytes
 
 def read_checkpoint(connection: sqlite3.Connection) -> Checkpoint | None:
     """The stored checkpoint, or ``None`` (no table yet, no row, or a row of the wrong types)."""
-    if connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'checkpoints'").fetchone() \
-            is None:
+    if not has_table(connection, "checkpoints"):
         return None
     row = connection.execute("SELECT seq, digest, code, state, binding FROM checkpoints "
                              "ORDER BY seq DESC LIMIT 1").fetchone()
