@@ -323,21 +323,53 @@ def test_fixed_budget_spends_the_budget_and_answers():
     assert aggregate_regret(means, result.answer) < 0.05
 
 
-@pytest.mark.parametrize("budget", [1, 29, 30 * 35 - 1])
-def test_fixed_budget_refuses_a_budget_that_cannot_finish_the_first_round(budget):
-    # Round 1 samples the arms in index order, m_1 = ceil(4 ln(2 * 30 / 0.01)) = 35 times each for R = 1/2;
-    # a smaller budget would leave the last arms unsampled and answer from the first ones.
+def test_a_budget_below_the_first_round_is_shared_evenly_and_not_by_arm_index():
+    # Round 1 asks m_1 = ceil(4 ln(2 * 30 / 0.01)) = 35 samples of each of the 30 arms (R = 1/2); a budget
+    # one short of that is cut evenly: 29 arms sampled 35 times and one, drawn by the seeded generator, 34
+    # times. Handed out in index order (this layer's old rule) the last arm would get 34 and, with a
+    # smaller budget, the last arms none.
+    means = 1 - np.arange(1, 31) / 30
+    short_arms = set()
+    for seed in range(8):
+        algorithm = AdaptiveTopKBudget(fb.TopK(30, 10), budget=30 * 35 - 1, seed=seed)
+        result = fb.run(algorithm, fb.BernoulliTeam(means, feedback="semi", seed=seed), progress=False)
+        assert result.pulls == 30 * 35 - 1 and result.stop_reason == "budget exhausted"
+        assert sorted(algorithm.samples.tolist()) == [34] + [35] * 29 and algorithm.round_cut
+        short_arms.add(int(np.argmin(algorithm.samples)))
+        # The cut round decides nothing: the answer is line 16's, the 10 best empirical means.
+        assert algorithm.accepted == () and algorithm.rejected == ()
+        assert result.answer == tuple(sorted(np.argsort(-algorithm.means(), kind="stable")[:10].tolist()))
+    assert len(short_arms) > 1  # not always the same (last) arm
+
+
+@pytest.mark.parametrize("budget", [1, 29])
+def test_fixed_budget_refuses_a_budget_that_cannot_sample_every_arm(budget):
     means = 1 - np.arange(1, 31) / 30
     algorithm = AdaptiveTopKBudget(fb.TopK(30, 10), budget=budget)
-    floor = algorithm.minimum_budget(noise_scale=0.5)
-    assert floor == 30 * math.ceil(4 * math.log(2 * 30 / 0.01))
-    with pytest.raises(InvalidParameterError, match=rf"AdaptiveTopKBudget: budget={budget} must be at least {floor} "
-                                                    r"\(n \* m_1"):
+    assert algorithm.minimum_budget() == 30
+    with pytest.raises(InvalidParameterError, match=rf"AdaptiveTopKBudget: budget={budget} must be at least 30 "
+                                                    r"\(n = 30: one sample of each"):
         fb.run(algorithm, fb.BernoulliTeam(means, feedback="semi", seed=4), progress=False)
     assert not algorithm.is_set_up and algorithm.budget == budget
-    enough = fb.run(AdaptiveTopKBudget(fb.TopK(30, 10), budget=floor), fb.BernoulliTeam(means, feedback="semi",
-                                                                                        seed=4), progress=False)
-    assert enough.pulls == floor and len(enough.answer) == 10
+    enough = fb.run(AdaptiveTopKBudget(fb.TopK(30, 10), budget=30), fb.BernoulliTeam(means, feedback="semi", seed=4),
+                    progress=False)
+    assert enough.pulls == 30 and len(enough.answer) == 10
+
+
+def test_a_round_cut_to_the_budget_certifies_nothing():
+    # Arms of mean 1 and 0 without noise: AdaptiveTopK accepts and rejects every arm after round 2 (round 1's
+    # threshold 2 * 2^-1 = 1 equals the empirical gaps) and stops certified. Its rule needs m_2 samples of
+    # every arm; a budget one sample short cuts round 2, and the run must end at the budget with no claim.
+    def run(budget):
+        return fb.run(AdaptiveTopK(fb.TopK(6, 2), epsilon=0.0, delta=0.1, noise_scale=0.5, budget=budget),
+                      fb.BernoulliTeam([1, 1, 0, 0, 0, 0], feedback="semi", seed=0), progress=False)
+
+    m = AdaptiveTopK(fb.TopK(6, 2), epsilon=0.0, delta=0.1, noise_scale=0.5).samples_in_round
+    full = run(6 * (m(1) + m(2)))
+    assert full.certified and full.pulls == 6 * (m(1) + m(2))  # the control: two full rounds certify
+    cut = run(6 * (m(1) + m(2)) - 1)
+    assert cut.stop_reason == "budget exhausted" and not cut.certified and cut.gap_bound == math.inf
+    assert cut.answer == (0, 1)
 
 
 def test_fixed_budget_stops_early_once_k_arms_are_accepted():

@@ -251,7 +251,7 @@ class AdaptiveTopK(PerArmRounds):
         return min(self._uncapped_samples(r, self._scale()), self.budget)
 
     def _uncapped_samples(self, r: int, scale: float) -> int:
-        """``m_r`` of :meth:`samples_in_round` before the cap (no setup: the budget floor needs it during setup)."""
+        """``m_r`` of :meth:`samples_in_round` before the cap."""
         return math.ceil((2.0 * scale) ** 2 * 4.0 ** r * math.log(2.0 * self.problem.n * r * r / self.delta))
 
     # --- the rounds ---------------------------------------------------------------------------
@@ -310,7 +310,7 @@ class AdaptiveTopK(PerArmRounds):
         accepted = list(self._accepted)
         rejected = list(self._rejected)
         undecided = self._undecided.copy()
-        if self._round_complete:  # round r's data are all in and not yet acted on: lines 6-15
+        if self._full_round_in():  # round r's data are all in and not yet acted on: lines 6-15
             new_accepted, new_rejected = self._decide()
             accepted += new_accepted
             rejected += new_rejected
@@ -318,7 +318,7 @@ class AdaptiveTopK(PerArmRounds):
         places = k - len(accepted)
         if places == 0:
             bound = 0.0
-        elif self._round_complete:
+        elif self._full_round_in():
             bound = 2.0 * 2.0 ** -self.round * places
         else:
             bound = math.inf
@@ -328,8 +328,17 @@ class AdaptiveTopK(PerArmRounds):
                    "noise_scale": self._scale(), "delta": self.delta}
         return StoppingCheck(self._told, bound, epsilon, answer, self.guarantee == "certified", details)
 
+    def _full_round_in(self) -> bool:
+        """Whether round ``r``'s data are all in and the round was not cut: lines 6-15 may act on them.
+
+        The rule ``|mu_i - theta_i| < 2^-r`` needs ``m_r`` samples of every arm of ``S_r``; a
+        round cut to the budget left (:func:`fullbandit.semi.base.cut_round`) has fewer, so it
+        decides nothing and claims nothing: the answer is then line 16's on its data.
+        """
+        return self._round_complete and not self._round_cut
+
     def _after_check(self, check: StoppingCheck) -> None:
-        if self._round_complete:  # commit the decisions the check was evaluated with
+        if self._full_round_in():  # commit the decisions the check was evaluated with
             accepted, rejected = self._decide()
             self._accepted += accepted
             self._rejected += rejected
@@ -372,14 +381,16 @@ class AdaptiveTopKBudget(AdaptiveTopK):
     rounds, sample sizes and accept/reject rule are :class:`AdaptiveTopK`'s (with ``delta``,
     the paper's experiments use ``delta = 0.01``), there is no ``epsilon``, and the answer
     is ``A`` plus the ``K - |A|`` undecided arms of largest empirical mean when the budget
-    is spent (the last round is then usually incomplete, and its partial samples count in
-    the means). The run ends early only when ``K`` arms are accepted (nothing is left to
+    is spent. The run ends early only when ``K`` arms are accepted (nothing is left to
     learn). No confidence claim: the guarantee is ``"fixed-budget"``.
 
-    The budget must cover the first round, ``n * m_1`` samples with
-    ``m_1 = ceil((2R)^2 4 ln(2n/delta))`` (:meth:`AdaptiveTopK.samples_in_round`): the
-    round samples the arms in index order, so a smaller budget leaves the last arms
-    unsampled; it is refused at setup (where the noise scale ``R`` is known).
+    The paper leaves open which samples of the last round the budget buys. Here the round
+    is cut when planned (:func:`fullbandit.semi.base.cut_round`): every undecided arm gets
+    the same share of the budget left (the remainder to arms drawn by the seeded
+    generator), the cut round decides nothing, and its samples count in the means of the
+    answer. A budget below the first round's ``n * m_1`` samples thus samples every arm
+    about ``budget / n`` times and answers the best empirical arms; a budget below ``n`` is
+    refused (some arm would never be sampled).
 
     Examples
     --------
@@ -409,16 +420,10 @@ class AdaptiveTopKBudget(AdaptiveTopK):
         self.noise_scale = noise_scale
         self.seed = seed
 
-    def _budget_floor(self, noise_scale: float | None) -> tuple[int, str] | None:
-        # The first round samples every arm m_1 times, lowest index first: a budget that ends it
-        # early leaves the last arms unsampled, and they could never be accepted.
-        scale = self.noise_scale if self.noise_scale is not None else noise_scale
-        if scale is None:  # known only once setup is offered the environment's; checked again then
-            return None
-        n, per_arm = self.problem.n, self._uncapped_samples(1, float(scale))
-        return n * per_arm, (f"n * m_1 = {n} * {per_arm}: round 1 samples each of the n={n} arms "
-                             f"m_1 = ceil((2R)^2 4 ln(2n/delta)) = {per_arm} times, for R={float(scale):g} and "
-                             f"delta={self.delta:g}")
+    def _budget_floor(self, noise_scale: float | None) -> tuple[int, str]:
+        # Below n samples some arm is never sampled and could never be in the answer on its merits.
+        n = self.problem.n
+        return n, f"n = {n}: one sample of each of the n={n} arms"
 
     def _epsilon(self) -> float:
         return 0.0

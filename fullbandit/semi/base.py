@@ -11,6 +11,15 @@ with each member's summed reward, so a simulated round costs one vectorised draw
 the samples and reward sums per arm. Every unit of the
 budget is one single-arm sample (:meth:`fullbandit.core.algorithm.Algorithm.cost`).
 
+A round the budget left cannot complete is *cut* when it is planned (:func:`cut_round`): each
+arm gets its planned samples up to a common level, the level as high as the budget allows,
+and the samples that remain go one each to arms drawn at random by the algorithm's seeded
+generator. The papers stop "once the budget is exhausted" without saying which samples of
+the last round are taken; handing them out in index order (as this layer did before) gave
+the whole round to the lowest-index arms and none to the rest, so an arm's index decided
+the answer. A cut round is flagged (:attr:`PerArmRounds.round_cut`): its data are fewer than
+the round's rule assumes, and an algorithm whose decisions assume a full round skips them.
+
 A subclass provides :meth:`PerArmRounds._plan_round` (samples per arm for the next round,
 from the data so far) and :meth:`PerArmRounds._evaluate` (the answer).
 :class:`PerArmConfidenceRounds` adds what every fixed-confidence one shares (``epsilon``,
@@ -45,6 +54,38 @@ CONFIDENCE_CONSTRAINTS: dict[str, list] = {
 }
 #: Budget cap (single-arm samples) of a fixed-confidence per-arm algorithm when none is given.
 CONFIDENCE_BUDGET = 10_000_000
+
+
+def cut_round(plan: np.ndarray, budget: int, rng: np.random.Generator) -> np.ndarray:
+    """``plan`` (samples per arm) cut to ``budget`` samples in all, evenly and without regard to arm index.
+
+    Each arm gets ``min(plan_i, L)`` with the level ``L`` as high as ``budget`` allows; the
+    ``budget - sum_i min(plan_i, L)`` samples left (fewer than the arms planned above ``L``)
+    go one each to such arms drawn by ``rng`` without replacement. A plan within the budget
+    is returned unchanged (and ``rng`` is not used).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> shares = cut_round(np.array([5, 1, 5, 5]), 8, np.random.default_rng(0))  # level 2, one arm drawn
+    >>> shares[1], sorted(shares.tolist())
+    (np.int64(1), [1, 2, 2, 3])
+    >>> cut_round(np.array([5, 1, 5, 5]), 16, np.random.default_rng(0)).tolist()
+    [5, 1, 5, 5]
+    """
+    if int(plan.sum()) <= budget:
+        return plan
+    low, high = 0, int(plan.max())  # sum(min(plan, low)) <= budget < sum(min(plan, high))
+    while high - low > 1:
+        middle = (low + high) // 2
+        if int(np.minimum(plan, middle).sum()) <= budget:
+            low = middle
+        else:
+            high = middle
+    shares = np.minimum(plan, low)
+    above = np.flatnonzero(plan > low)
+    shares[rng.choice(above, size=budget - int(shares.sum()), replace=False)] += 1
+    return shares
 
 
 def empirical_means(counts: np.ndarray, sums: np.ndarray) -> np.ndarray:
@@ -165,6 +206,7 @@ class PerArmRounds(Algorithm):
         self._queue = np.zeros(n, dtype=np.int64)  # samples of the round not yet handed out
         self._round_outstanding = 0  # handed-out samples of the round not yet told
         self._round_complete = False
+        self._round_cut = False
         self.offered_noise_scale = noise_scale
         self.noise_scale_in_use = None  # an algorithm that resolves one does so in _build_rounds
         self._check_budget_floor(noise_scale)  # again: a floor may depend on the noise scale, offered only now
@@ -184,9 +226,18 @@ class PerArmRounds(Algorithm):
                 or not plan.any():
             raise RuntimeError(f"{type(self).__name__}._plan_round must return n={self.problem.n} non-negative "
                                f"integers, not all zero; got {plan!r}")
-        self._queue = plan.astype(np.int64)
+        plan = plan.astype(np.int64)
+        left = self.budget - self._told - self._outstanding
+        self._round_cut = int(plan.sum()) > left
+        self._queue = cut_round(plan, left, self._rng)
         self.round += 1
         self._round_complete = False
+
+    @property
+    def round_cut(self) -> bool:
+        """Whether the current round was cut to the budget left (see :func:`cut_round`)."""
+        self.setup()
+        return self._round_cut
 
     def _next_pull(self, max_count: int):
         if not self._queue.any():
