@@ -10,6 +10,7 @@ Usage:
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -62,6 +63,19 @@ def _runs_per_point(frame: pd.DataFrame) -> int:
     return int(frame.groupby(["algorithm", *keys])["runs"].sum().max())
 
 
+def _attested(record_path: Path) -> str:
+    """``", attested by commit ... on ..."`` when the runs' first replicates were rerun by later code."""
+    if not record_path.exists():
+        return ""
+    attestations = json.loads(record_path.read_text()).get("attestations", [])
+    if not attestations:
+        return ""
+    last = attestations[-1]
+    commit = (last["by"].get("fullbandit_commit") or "unknown")[:12]
+    return (f"; their first replicate of every grid point rerun with equal rows by commit {commit} on "
+            f"{last['at'][:10]}, `fullbandit bench {record_path.name.removesuffix('.code.json')} --attest`")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--results", type=Path, default=Path(__file__).parent / "results")
@@ -82,8 +96,8 @@ def main(argv=None):
         runs = _runs_per_point(frame)
         lines += [f"## {title}", "", suite.description, "",
                   f"Command: `fullbandit bench {name} --runs {runs} --jobs 2 --fresh --out benchmarks/results` "
-                  f"(runs of {describe(versions_in(frame))}; the code they depend on is today's, or "
-                  "`tests/test_results_current.py` fails)", ""]
+                  f"(runs of {describe(versions_in(frame))}{_attested(args.results / f'{name}.code.json')}; the "
+                  "code they depend on is today's, or `tests/test_results_current.py` fails)", ""]
         if (args.results / f"{name}.png").exists():
             lines += [f"![{name}](../benchmarks/results/{name}.png)", ""]
         if suite.claims is not None:

@@ -181,6 +181,7 @@ def pac_failures(means, k, epsilon, delta, runs, scale_divisor=1.0, seed=0) -> t
     return failures, wrong
 
 
+@pytest.mark.slow
 def test_pac_on_a_hard_instance():
     """P(aggregate regret > eps) <= delta: 300 runs, delta = 0.1, at most binom.isf(1e-6, 300, 0.1) = 57 failures."""
     runs, delta = 300, 0.1
@@ -188,6 +189,7 @@ def test_pac_on_a_hard_instance():
     assert failures <= tolerance(runs, delta) and wrong <= tolerance(runs, delta)
 
 
+@pytest.mark.slow
 def test_pac_negative_control_fails():
     """The radius shrunk (the noise scale divided by 8, 64 times fewer samples) fails the same test.
 
@@ -221,6 +223,7 @@ def event_failures(sigma: float, scale_divisor: float, delta: float, runs: int, 
     return failed
 
 
+@pytest.mark.slow
 def test_confidence_event():
     """Claim 1, at the level its proof actually gives: the union bound of 2 (delta / (2 n r^2))^2
     over the arms and rounds is zeta(4) delta^2 / (2n) (0.0225 for delta = 0.5, n = 6). Gaussian
@@ -279,6 +282,7 @@ def _drive(algorithm, environment, max_count, until=None):
         algorithm.tell(pull, environment.pull(pull.arms, count=pull.count))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls", [AdaptiveTopK, AdaptiveTopKBudget])
 def test_save_and_load_mid_run_resumes_to_the_same_result(cls):
     means = np.linspace(0.8, 0.2, 10)

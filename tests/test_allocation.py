@@ -137,6 +137,7 @@ def _check_auto(n, k, seed):
     return support
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("k", AUTO_KS)
 def test_auto_support_is_well_conditioned_on_a_sample_of_sizes(k):
     for n in sorted(set(range(k + 1, 121, 6)) | {37, 63, 111}):
@@ -280,6 +281,7 @@ def test_uniform_tracker_is_round_robin(m):
     assert tracker.counts.tolist() == [total // m + (j < total % m) for j in range(m)]
 
 
+@pytest.mark.slow
 def test_tracker_counts_within_provable_bounds():
     # Provable bounds for "pull argmin T_j / p_j": when j is pulled at pull s (s - 1 pulls
     # before), T_j / p_j <= min_i T_i / p_i <= sum T_i / sum p_i = s - 1, so after N pulls

@@ -373,6 +373,7 @@ def misidentification(cls, instance, seed=0):
     return float((batch.answers[budget] != truth).any(axis=1).mean()), float((stages["last"] > 1).mean())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("instance", INSTANCES)
 def test_easy_instance_misidentification_below_tolerance(instance):
     _, _, tolerance, past_stage_1 = INSTANCES[instance]
@@ -380,6 +381,7 @@ def test_easy_instance_misidentification_below_tolerance(instance):
     assert error <= tolerance and moved == past_stage_1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("control", "instance"), [(ShrunkRadius, "stage 1"), (NoChallenger, "stage 1"),
                                                     (WeakestChallenger, "stage 1"), (NoChallenger, "stages")],
                          ids=lambda x: x if isinstance(x, str) else x.__name__)

@@ -310,6 +310,7 @@ POSIX_GROUPS = [
 MOMENTS = [("pool-start", "ctrl-c"), ("after-rows", "ctrl-c"), ("after-rows", "sigterm")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("moment, how", MOMENTS, ids=["-".join(case) for case in MOMENTS])
 @POSIX_GROUPS[0]
 @POSIX_GROUPS[1]

@@ -252,6 +252,7 @@ def coverage(table: np.ndarray, runs: int, last: int, growth: float, delta: floa
     return worst, radii
 
 
+@pytest.mark.slow
 def test_coverage_and_tightness_on_a_low_variance_replay():
     # 60 runs, delta = 0.1, 53 checks from 6 to about 10^5 pulls: a bound failing with
     # probability <= 0.1 fails in more than binom.isf(1e-6, 60, 0.1) = 19 runs with probability
@@ -266,6 +267,7 @@ def test_coverage_and_tightness_on_a_low_variance_replay():
     assert radii["bernstein"] <= 0.5 * radii["stitched"] and radii["bernstein"] <= 0.35 * radii["tight"]
 
 
+@pytest.mark.slow
 def test_negative_control_a_third_of_the_radius_fails_where_sigma_bar_is_sigma():
     # sigma = B / 2: the cap makes sigma_bar = sigma exactly, so the radius is as small as it can
     # be. 60 runs to 3,000 pulls (34 checks): a third of it is exceeded in 56 runs, far above the
@@ -276,6 +278,7 @@ def test_negative_control_a_third_of_the_radius_fails_where_sigma_bar_is_sigma()
     assert np.sum(worst > 1 / 3) > binomial_tolerance(runs, delta)
 
 
+@pytest.mark.slow
 def test_negative_control_the_plug_in_variance_fails_on_rare_answers():
     # Workers 2 and 3 are right on one question of 50 each: early on, most runs have seen no
     # correct answer of theirs, the sample variances are all 0 and the plug-in radius is 0
@@ -320,6 +323,7 @@ def pac_runs(name: str, confidence: str, runs: int, delta: float, base_seed: int
     return errors, pulls
 
 
+@pytest.mark.slow
 def test_pac_icb_bernstein_on_a_replay_needs_fewer_pulls():
     # 8 runs per confidence, same seeds, delta = 0.05. Measured: no error; mean pulls tight 199,963,
     # stitched 103,546, bernstein 42,545: ratios bernstein / tight 0.213, bernstein / stitched 0.411.

@@ -70,6 +70,7 @@ def test_a_static_design_hands_out_its_pulls_between_two_checks_at_once(name):
     assert set(asks.sizes) == {1} and len(asks.sizes) == result.pulls and not asks.block_calls
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", list(ENVIRONMENTS))
 @pytest.mark.parametrize("feedback", ["full", "semi"])
 def test_a_block_has_the_law_of_the_sum_of_its_single_pulls(kind, feedback):
@@ -100,6 +101,7 @@ def _run(environment: str, blocks: bool, seed: int, budget: int | None = None, *
     return algorithm, fb.run(algorithm, ENVIRONMENTS[environment](seed + 1000), progress=False, blocks=blocks)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("environment", list(ENVIRONMENTS))
 @pytest.mark.parametrize("blocks", [True, False])
 def test_each_run_is_reproducible_from_its_seeds(environment, blocks):
@@ -110,6 +112,7 @@ def test_each_run_is_reproducible_from_its_seeds(environment, blocks):
     np.testing.assert_array_equal(first.last_check.estimate.theta, second.last_check.estimate.theta)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("environment", list(ENVIRONMENTS))
 def test_the_estimate_after_a_fixed_number_of_pulls_has_one_law_blocked_or_not(environment):
     # check_growth=4: checks at m, 5 m, 25 m pulls (m = 15 members), so blocks of up to 20 pulls.

@@ -382,6 +382,7 @@ def check_icb(inst: Instance) -> None:
     assert at_least(statistic, exact), (statistic, exact)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(instances())
 def test_icb_statistic_is_at_least_the_largest_gap_over_its_box(inst):
@@ -399,6 +400,7 @@ def check_exhaustive(inst: Instance) -> None:
     assert at_least(statistic, exact), (statistic, exact)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(instances())
 def test_exhaustive_statistic_is_at_least_the_maximum_of_the_gap_objective(inst):
@@ -419,6 +421,7 @@ def check_safoa(inst: Instance, oracle: str, references: int, steps: int) -> Non
     assert details["found_value"] <= exact + RELATIVE * (1.0 + abs(exact))  # a value of f: never above the max
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(instances(classes=("topk",)), st.sampled_from(ORACLE_NAMES), st.integers(1, 6), st.integers(0, 3))
 def test_certified_safoa_statistic_is_at_least_the_maximum_of_the_gap_objective(inst, oracle, references, steps):
@@ -439,6 +442,7 @@ def check_saqm(inst: Instance, width_bound: str, oracle: str) -> None:
     assert at_least(statistic, exact), (statistic, exact)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(instances(classes=("topk",)), st.sampled_from(("certified", "theorem1")), st.sampled_from(ORACLE_NAMES))
 def test_saqm_width_and_statistic_dominate_the_enumerated_ellipsoid_and_intervals(inst, width_bound, oracle):
@@ -487,6 +491,7 @@ def check_swap_bound(inst: Instance, rules: str, delta: float, confidence: str =
     assert statistic == min(details[f"{name}_bound"] for name in radii)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(instances(classes=("topk",)), st.sampled_from(("all", "pair", "graded")), st.sampled_from((0.01, 0.05, 0.5)),
        st.sampled_from(("tight", "paper")))
@@ -537,6 +542,7 @@ def _classes_of(name: str) -> tuple[str, ...]:
     return ("topk", "pm") if fb.PartitionMatroid in accepted or DecisionClass in accepted else ("topk",)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["icb", "exhaustive", "safoa", "saqm"])
 @settings(max_examples=80, deadline=None)
 @given(data=st.data())
@@ -575,6 +581,7 @@ def check_gap_objective(inst: Instance, log_reference: float, oracle: str) -> No
     assert at_least(step_bound, exact, scale=scale), (step_bound, exact)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(instances(), st.floats(-4.0, 2.0), st.sampled_from(ORACLE_NAMES))
 def test_gap_objective_bounds_dominate_the_enumerated_maximum(inst, log_reference, oracle):
@@ -595,6 +602,7 @@ def check_qp(inst: Instance, oracle: str) -> None:
         assert at_least(value, optimum), (name, value, optimum)
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(instances(), st.sampled_from(ORACLE_NAMES))
 def test_qp_certified_bounds_dominate_the_enumerated_optimum(inst, oracle):
@@ -611,6 +619,7 @@ def _dks_optimum(W: np.ndarray, k: int) -> float:
                 for S in itertools.combinations(range(W.shape[0]), k)), default=0.0)
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(instances(), st.integers(0, 2 ** 32 - 1))
 def test_dks_bounds_dominate_the_optimum_on_algorithm1_graphs(inst, seed):
@@ -684,6 +693,7 @@ def lower_bound_instances(draw, max_n: int):
     return problem, theta, draw(st.sampled_from((0.3, 1.0, 2.0))), draw(st.sampled_from((0.0, 0.0, 0.05, 0.2)))
 
 
+@pytest.mark.slow
 @settings(max_examples=12, deadline=None)
 @given(lower_bound_instances(max_n=5))
 def test_lower_bound_certificates_are_below_the_value_of_every_design(case):

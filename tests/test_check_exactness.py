@@ -98,6 +98,7 @@ def assert_same_check(new, old) -> None:
                                    rtol=1e-9, atol=1e-12 * scale)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("state", STATES)
 @pytest.mark.parametrize("name", list(ALGORITHMS))
 def test_the_optimised_check_is_the_reference_check(name, state):
@@ -122,6 +123,7 @@ def test_the_states_take_the_paths_they_are_meant_to():
         assert support_inverse is None or estimate.spectrum.base is not support_inverse.base
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("state", ("passes", "uneven", "fresh"))
 def test_phased_check_is_the_reference_check(state):
     for n, k, seed in CASES:

@@ -39,6 +39,7 @@ def test_solve_prints_team_pulls_stop_reason_time_best_team_and_gap(capsys):
     assert set(printed) == best
 
 
+@pytest.mark.slow
 def test_same_seed_same_output(capsys):
     outputs = []
     for _ in range(2):
@@ -86,6 +87,7 @@ def test_unknown_data_set_is_refused_with_the_allowed_names(capsys):
     assert "--dataset" in err and "physics" in err and "science" in err
 
 
+@pytest.mark.slow
 def test_console_entry_point_runs_as_a_module():
     completed = subprocess.run([sys.executable, "-m", "fullbandit", "solve", "--k", "2", "--epsilon", "1.0",
                                 "--no-progress"], capture_output=True, text=True, timeout=120)
@@ -113,6 +115,7 @@ def test_bench_lists_suites(capsys):
     assert "saqm-support" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_bench_writes_csv_and_png_and_resumes(tmp_path, monkeypatch, capsys):
     from fullbandit.experiments import suites
     monkeypatch.setitem(suites.SUITES, "tiny", _tiny_suite())
@@ -176,6 +179,7 @@ def test_solve_gives_every_algorithm_the_tolerance_on_the_team_s_sum(capsys):
     assert output["gap_bound"] <= 0.5 and output["gap"] <= 0.5
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("algorithm", ["lsa", "apt", "opt-kg"])
 def test_solve_classifies_workers_against_a_threshold(algorithm, capsys):
     """A thresholding algorithm answers "which workers are right at least 60% of the time", checked on the data."""
@@ -241,6 +245,7 @@ def test_a_bad_epsilon_per_member_is_refused_naming_it(value, capsys):
     assert capsys.readouterr().err.startswith(f"fullbandit: error: --epsilon-per-member={float(value)}")
 
 
+@pytest.mark.slow
 def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path):
     """``fullbandit solve | head``: no traceback when the pipe is closed before the output is written."""
     read, write = os.pipe()

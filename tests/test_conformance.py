@@ -112,6 +112,7 @@ print(json.dumps(results))
 """
 
 
+@pytest.mark.slow
 def test_every_saved_run_loads_and_finishes_identically_in_a_new_process(tmp_path):
     """A campaign saved with a pull outstanding is resumed by another process (where no algorithm
     module has been imported yet) and finishes exactly as it does here."""

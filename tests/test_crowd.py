@@ -4,6 +4,8 @@ Every rule of :mod:`fullbandit.datasets.crowd` is checked on a small table writt
 against numbers worked out by hand or by a direct pandas computation.
 """
 
+import os
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +39,33 @@ def test_long_grades_each_worker_on_its_answered_gold_tasks_only(tmp_path):
     assert table.n_answered.tolist() == [2, 3]
     assert table.accuracies.tolist() == [1.0, 1 / 3]
     assert table.answered.tolist() == [[True, True], [True, True], [False, True]]
+
+
+def test_long_takes_crowd_kit_s_gold_series_indexed_by_task():
+    # crowd-kit's load_dataset returns (answers frame, gold Series indexed by task): load_long(*that) works.
+    answers = pd.DataFrame({"task": ["t1", "t1", "t2", "t3", "t2"], "worker": ["ann", "bo", "ann", "bo", "bo"],
+                            "label": [1, 0, 0, 1, 1]})
+    gold = pd.Series([1, 0, 1], index=pd.Index(["t1", "t2", "t3"], name="task"), name="true_label")
+    table = load_long(answers, gold)
+    as_frame = load_long(answers, gold.reset_index())
+    assert table.accuracies.tolist() == as_frame.accuracies.tolist() == [1.0, 1 / 3]
+    assert table.task_ids == ("t1", "t2", "t3")
+
+
+def test_long_reads_its_files_from_pipes(tmp_path):
+    # bash's `--gold <(...)` passes /dev/fd/63, a pipe: not a regular file, but readable once.
+    answers = write(tmp_path / "a.csv", "task,worker,label\nt1,ann,1\nt1,bo,0\nt2,ann,0\nt2,bo,1\n")
+    pipe = tmp_path / "gold.pipe"
+    os.mkfifo(pipe)
+    writer = threading.Thread(target=lambda: pipe.write_text("task,true_label\nt1,1\nt2,0\n"))
+    writer.start()  # opening a pipe blocks until the reader opens it: the loader is that reader
+    try:
+        table = load_long(answers, pipe)
+    finally:
+        writer.join()
+    assert table.accuracies.tolist() == [1.0, 0.0]
+    with pytest.raises(FileNotFoundError, match="gold file not found"):
+        load_long(answers, tmp_path / "missing.csv")
 
 
 def test_long_compares_labels_as_stripped_text_and_integral_floats_as_integers():

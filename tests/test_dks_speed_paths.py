@@ -165,6 +165,7 @@ def test_peeling_returns_what_the_previous_implementation_returned():
             assert np.array_equal(peeling_module._peel(weights, k), reference.peel(weights.matrix, k)), kind
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["binary", "integer", "decimal", "continuous"])
 def test_sparse_peeling_kernel_twin_and_previous_implementation_agree(kind):
     rng = np.random.default_rng(7)
@@ -187,6 +188,7 @@ def test_dense_peeling_decides_decimal_ties_by_index_as_before():
 
 # --- Feige, Peleg, Kortsarz -------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_fpk_procedures_return_what_the_previous_implementation_returned():
     for W, k, kind in instances(8, 120, 24):
         for weights in both_formats(W):
@@ -221,6 +223,7 @@ def test_heaviest_first_is_a_prefix_of_the_full_order():
             assert np.array_equal(fpk_module._heaviest_first(weights, length), full[:length])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["binary", "integer", "decimal", "continuous"])
 def test_two_walks_rows_do_not_depend_on_their_block_and_weigh_their_proposal(kind):
     # the winner is recomputed alone: its row must come out as it did inside its block
@@ -238,6 +241,7 @@ def test_two_walks_rows_do_not_depend_on_their_block_and_weigh_their_proposal(ki
             assert len(chosen) == k and whole[v] == pytest.approx(naive_weight(W.toarray(), chosen), rel=1e-12)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["binary", "integer", "decimal", "continuous", "tiny"])
 def test_two_walks_kernel_weighs_every_proposal_as_the_sparse_products_do(kind):
     # bit for bit: the same sets (same selection rule) and the same sums (same order)

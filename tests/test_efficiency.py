@@ -17,6 +17,7 @@ def test_every_fixed_confidence_algorithm_is_in_the_suites():
     assert set(efficiency.algorithms(enumerable=False)) == names - {"exhaustive"}
 
 
+@pytest.mark.slow
 def test_synthetic_rows_carry_the_exact_lower_bound_and_the_ratio():
     grid = efficiency.build_synthetic_grid(1, ns=(8,))
     grid = type(grid)({"icb": grid.algorithms["icb"]}, grid.instances, seeds=1, metrics=grid.metrics)

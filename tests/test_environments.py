@@ -254,6 +254,7 @@ def test_bernoulli_full_reward_bounded():
 
 # --- seeding -------------------------------------------------------------------------------
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", [
     lambda seed, fb: GaussianSum([0.1, 0.2, 0.3, 0.4], 1.0, feedback=fb, seed=seed),
     lambda seed, fb: BernoulliTeam([0.1, 0.2, 0.3, 0.4], feedback=fb, seed=seed),
@@ -398,6 +399,7 @@ ENVIRONMENTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("feedback", ["full", "semi"])
 @pytest.mark.parametrize("name", sorted(ENVIRONMENTS))
 def test_a_block_is_distributed_as_the_sum_of_single_pulls(name, feedback):

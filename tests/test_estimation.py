@@ -187,6 +187,7 @@ def test_counts_and_sums_bookkeeping():
     assert design.rank() == 2  # member 1 not pulled yet
 
 
+@pytest.mark.slow
 def test_least_squares_unbiased_with_gaussian_noise():
     # Fixed design (n = 5, k = 2, 8 support members, 40 pulls per run), noise N(0, R^2).
     # theta_hat_i ~ N(theta_i, R^2 (A^-1)_ii) exactly, so the mean over M = 2000 runs has
@@ -280,6 +281,7 @@ DELTA_COVERAGE = 0.1
 MAX_VIOLATING_RUNS = int(stats.binom.isf(1e-6, N_RUNS_COVERAGE, DELTA_COVERAGE))
 
 
+@pytest.mark.slow
 def test_confidence_bound_coverage_all_super_arms_all_checkpoints():
     # Class: all 20 super-arms of n = 6, k = 3. Fixed design: 9 support members pulled in a
     # sequence drawn once, before any reward (every member first, then a skewed mix).
@@ -365,6 +367,7 @@ def _geometric_checks(first: int, last: int, growth: float) -> list[int]:
     return checks
 
 
+@pytest.mark.slow
 def test_stitched_radius_covers_every_check_and_a_halved_one_does_not():
     # Fixed design: 9 support members of n = 6, k = 3, pulled round robin; the rule is checked
     # on the geometric schedule of the static algorithms (growth 0.05, from 9 to 3,000 pulls:

@@ -86,6 +86,7 @@ def test_rows_are_complete_and_tidy():
     assert ((frame["precision"] == 1.0) == (frame["answer"] == frame["best"])).all()
 
 
+@pytest.mark.slow
 def test_same_grid_same_rows_sequential_processes_and_dask(tmp_path):
     distributed = pytest.importorskip("distributed", reason="dask.distributed is a test dependency")
     sequential = run_grid(_grid(), backend="sequential", out=tmp_path / "seq.csv", progress=False)
@@ -97,6 +98,7 @@ def test_same_grid_same_rows_sequential_processes_and_dask(tmp_path):
     pd.testing.assert_frame_equal(comparable_rows(sequential), comparable_rows(dask))
 
 
+@pytest.mark.slow
 def test_in_memory_and_file_results_agree(tmp_path):
     in_memory = run_grid(_grid(), progress=False)
     on_file = run_grid(_grid(), out=tmp_path / "r.csv", progress=False)
@@ -110,6 +112,7 @@ def test_instances_and_noise_are_shared_across_algorithms():
     assert (bests[0.0] == bests[0.1]).all()
 
 
+@pytest.mark.slow
 def test_an_interrupted_grid_resumes_without_duplicates_or_losses(tmp_path):
     flag = tmp_path / "crash"
     flag.write_text("")
@@ -191,6 +194,7 @@ def test_mean_band_and_wilson_interval_match_closed_forms():
         assert wilson_interval(successes, trials) == pytest.approx((expected.low, expected.high))
 
 
+@pytest.mark.slow
 def test_plots_draw_one_line_per_algorithm_and_one_bar_per_algorithm(tmp_path):
     import matplotlib
     matplotlib.use("Agg")
@@ -272,6 +276,7 @@ def test_sigterm_handler_is_installed_only_while_the_grid_runs():
 
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("backend", ["sequential", "processes"])
 def test_a_newly_registered_algorithm_runs_in_a_grid_with_any_declared_parameter(one_team, backend):
     # The worker processes have their own registry, without this program's entry.

@@ -75,6 +75,7 @@ def test_each_example_is_one_module_ending_with_its_registry_line_and_using_publ
     assert "example" in docstring.lower() and "certified" in docstring and "References" in docstring
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_the_conformance_suite_passes(examples, name):
     check_algorithm(name)
@@ -252,6 +253,7 @@ def _errors(examples, radius_factor: float, runs: int) -> int:
     return errors
 
 
+@pytest.mark.slow
 def test_the_elimination_is_pac_and_a_tenth_of_its_radius_is_not(examples):
     assert _errors(examples, 1.0, 15) <= tolerance(15, 0.1)
     assert _errors(examples, 0.1, 40) > tolerance(40, 0.1)  # the negative control: the check can fail

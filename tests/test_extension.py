@@ -27,6 +27,7 @@ def registered():
     registry.unregister(SPEC.name)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("check", CHECKS, ids=lambda check: check.__name__)
 def test_the_example_passes_the_conformance_suite(check):
     check(SPEC)

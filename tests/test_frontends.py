@@ -161,6 +161,7 @@ def test_every_declared_form_of_every_parameter_has_a_case():
     assert covered == {(spec.name, name) for spec in registry.specs() for name in spec.options if name != "seed"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("algorithm, name, text, value", SETTABLE)
 def test_every_parameter_can_be_set_from_the_command_line(algorithm, name, text, value):
     option = f"{options_module.flag(name)}={text}"  # "=": a text such as -1,2.5 is no option
@@ -420,6 +421,7 @@ def console(plugin, *argv, cwd=None):
                           env=environment, cwd=cwd)
 
 
+@pytest.mark.slow
 def test_a_third_party_algorithm_reaches_solve_session_and_plan(plugin, tmp_path):
     listed = console(plugin, "solve", "--help")
     assert listed.returncode == 0, listed.stderr

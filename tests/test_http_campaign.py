@@ -151,6 +151,7 @@ def observations(store: Path, folder: Path) -> list[tuple]:
         return [(row["pull"], row["arms"], row["count"], row["reward"]) for row in csv.DictReader(handle)]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="SIGKILL is POSIX")
 def test_a_campaign_over_http_survives_a_killed_server_and_matches_the_library(tmp_path):
     correct, _ = answers()

@@ -73,6 +73,7 @@ def _replay(grid, row):
     return algorithm, instance
 
 
+@pytest.mark.slow
 def test_ratio_rows_traces_and_bounds(ratio_run):
     _, frame = ratio_run
     assert len(frame) == len(RATIO_ALGORITHMS) * 2
@@ -101,6 +102,7 @@ def test_ratio_rows_traces_and_bounds(ratio_run):
                 assert ratio == pytest.approx(approximate / exact)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("label", list(RATIO_ALGORITHMS))
 def test_exact_optimum_matches_an_independent_brute_force(ratio_run, label):
     grid, frame = ratio_run
@@ -138,6 +140,7 @@ def test_a_run_that_stops_is_traced_to_the_end():
     np.testing.assert_array_equal(algorithm._design.counts, tracker.counts)
 
 
+@pytest.mark.slow
 def test_ratio_plot_and_summary(ratio_run, tmp_path):
     _, frame = ratio_run
     summary = summarize_ratio(frame)
@@ -157,6 +160,7 @@ def test_ratio_plot_and_summary(ratio_run, tmp_path):
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and path.stat().st_size > 20_000
 
 
+@pytest.mark.slow
 def test_time_suite_positive_times_and_exhaustive_explodes(time_frame):
     frame = time_frame
     assert len(frame) == len(TIME_ALGORITHMS) * len(TIME_NS)
@@ -172,6 +176,7 @@ def test_time_suite_positive_times_and_exhaustive_explodes(time_frame):
     assert growth["Exhaustive"] > 10 and growth["Exhaustive"] > 4 * growth["SAQM"]
 
 
+@pytest.mark.slow
 def test_time_plot_summary_and_refusal(time_frame, tmp_path):
     summary = summarize_time(time_frame)
     assert sorted(summary.index) == sorted(TIME_ALGORITHMS) and list(summary.columns) == list(TIME_NS)

@@ -179,6 +179,7 @@ def _every_moment_exits_130_with_one_line(child, entry, all_frames=False, stride
     assert not failures, f"{len(failures)} of {len(moments)} moments:\n" + "\n".join(failures)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 @pytest.mark.parametrize("entry", ENTRIES)
 def test_ctrl_c_at_every_moment_of_start_up_exits_130_with_one_line(child, entry):
@@ -252,6 +253,7 @@ def test_version_is_the_installed_one_else_the_source_trees_and_that_is_pyprojec
     assert done.stdout.split() == ["False", "False"], done.stderr
 
 
+@pytest.mark.slow
 def test_the_function_lower_bound_survives_an_import_of_its_module():
     # a fresh interpreter: the sub-module imported first, as library code does
     done = _python("import fullbandit.experiments.efficiency, fullbandit as fb; "

@@ -158,6 +158,7 @@ def test_no_module_is_shadowed_by_a_name_of_its_package():
     assert shadowed == [], "\n".join(shadowed)
 
 
+@pytest.mark.slow
 def test_a_function_that_uses_the_package_ships_to_a_new_process(tmp_path):
     """A notebook's function mentioning ``fb.`` ships to a process pool or a Dask cluster.
 

@@ -104,6 +104,7 @@ def test_everything_correct_costs_nothing():
 
 # --- the exact methods --------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_exact_methods_agree_on_random_instances():
     rng = np.random.default_rng(20240901)
     for n, k in [(4, 1), (4, 2), (5, 2), (5, 3), (6, 2)]:
@@ -117,6 +118,7 @@ def test_exact_methods_agree_on_random_instances():
         assert planes.T_star == pytest.approx(sdp.T_star, rel=5e-4)
 
 
+@pytest.mark.slow
 def test_exact_methods_agree_with_several_correct_answers():
     rng = np.random.default_rng(4)
     for n, k, epsilon in [(4, 2, 0.0), (5, 2, 0.2), (5, 3, 0.3), (6, 3, 0.15)]:
@@ -196,6 +198,7 @@ def test_scaling_laws():
 
 # --- the relaxation -------------------------------------------------------------------------------
 
+@pytest.mark.slow
 def test_relaxation_is_below_the_exact_value():
     rng = np.random.default_rng(99)
     for trial in range(12):
@@ -223,6 +226,7 @@ def test_relaxation_on_a_partition_matroid_is_below_the_exact_value():
     assert all(problem.check_super_arm(arms) == arms for arms, _ in exact.design)
 
 
+@pytest.mark.slow
 def test_rank_deficient_class_is_solved_in_its_span():
     # One arm from each group: x_0 + x_1 = x_2 + x_3 = 1 for every member, so the indicators
     # span only 3 of the 4 dimensions. The class is two independent best-arm problems on pairs

@@ -112,6 +112,7 @@ TABLE_CASES = [  # (means, k, epsilon): ties at the top, at the boundary and bel
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("means,k,epsilon", TABLE_CASES)
 def test_lucb_follows_the_published_rule(means, k, epsilon, seed):
@@ -132,6 +133,7 @@ def test_lucb_follows_the_published_rule(means, k, epsilon, seed):
         assert result.gap_bound == pytest.approx(s * max(result.constants["B"], 0.0))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("means,k,epsilon", TABLE_CASES)
 def test_clucb_follows_the_published_rule(means, k, epsilon, seed):
@@ -187,6 +189,7 @@ def tolerance(runs, delta):
 DELTA = 0.05
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("cls", [LUCB, CLUCB], ids=["lucb", "clucb-pac"])
 def test_pac_on_a_hard_instance(cls):
     problem, means = hard_instance(6, 1, 0.4)
@@ -225,6 +228,7 @@ def test_pac_negative_control_many_runs(cls):
 
 
 # --- saved and loaded mid-run ------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("cls", [LUCB, CLUCB], ids=["lucb", "clucb-pac"])
 def test_save_and_load_mid_run_resumes_identically(cls, tmp_path):
     problem, means = fb.TopK(6, 2), [0.5, 0.5, 0.4, 0.4, 0.3, 0.2]

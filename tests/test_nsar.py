@@ -145,6 +145,7 @@ def test_registry_entry_and_the_range_of_p():
     assert NSAR(fb.TopK(5, 2), p=0.85).label() == "nsar[p=0.85]" and SAR(fb.TopK(5, 2)).label() == "sar"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("check", CHECKS, ids=lambda check: check.__name__)
 @pytest.mark.parametrize("p", [0.7, 2.0])
 def test_nonlinear_nsar_conforms(p, check):
@@ -238,6 +239,7 @@ def _streams(seed: int, runs: int, n: int, length: int) -> np.ndarray:
     return (rng.random((runs, n, length)) < means[None, :, None]).astype(float)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", [lambda problem, budget: NSAR(problem, budget=budget, p=0.7),
                                   lambda problem, budget: NSAR(problem, budget=budget, p=1.3),
                                   lambda problem, budget: NSAR(problem, budget=budget, p=2.0),
@@ -326,6 +328,7 @@ def test_nsar_misidentifies_rarely_with_a_budget_well_above_h1(p, monkeypatch):
     assert simulate_rounds(small, BernoulliBatch(MEANS), runs=4000, seed=11).misidentification([0, 1]) > TOLERANCE
 
 
+@pytest.mark.slow
 def test_ask_tell_nsar_misidentifies_rarely_with_a_budget_well_above_h1():
     # The same bound for the ask/tell class (300 runs, about 1 s: 0.3 % expected, 6 errors fail).
     wrong = sum(fb.run(NSAR(fb.TopK(10, 2), budget=BUDGET, p=0.85), fb.BernoulliTeam(MEANS, feedback="semi", seed=seed),

@@ -89,6 +89,7 @@ def test_registered_with_its_tags():
 
 
 # --- budget --------------------------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("chunk", range(3))
 def test_never_exceeds_the_budget(chunk):
     """Over 300 random (n, K, Q, beta, options, seed): rounds + padding spend exactly Q, the rounds at most Q."""
@@ -235,6 +236,7 @@ def reference_optmai(streams: np.ndarray, k: int, budget: int, beta: float, seed
     return tuple(sorted(answer)), padded
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["bernoulli", "dyadic-gaussian"])
 def test_matches_an_independent_simulation(kind):
     """Same answer and samples per arm as the plain loop, on fixed per-arm reward streams.
@@ -301,6 +303,7 @@ def success_rate(budget: int, runs: int, cls=OptMAI, **parameters) -> float:
     return wins / runs
 
 
+@pytest.mark.slow
 def test_easy_instance_has_small_regret():
     """5 Bernoulli arms at 0.9, 35 at 0.1, Q = 2000 = 50 n: regret <= 0.05 in at least 195 of N = 200 runs.
 

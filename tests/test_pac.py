@@ -45,6 +45,7 @@ def tolerance(runs: int, delta: float, level: float = 0.002) -> int:
     return int(stats.binom.isf(level, runs, delta))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", CERTIFIED)
 def test_smoke_pac(name):
     # 30 runs at delta = 0.2: a rule with error rate <= 0.2 makes more than 12 errors with

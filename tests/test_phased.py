@@ -41,11 +41,13 @@ def phases_used(means, k: int, runs: int, delta: float = 0.1) -> list[int]:
     return counts
 
 
+@pytest.mark.slow
 def test_far_instance_makes_phased_restart():
     # The instance the PAC tests rely on to exercise the restarts really restarts.
     assert max(phases_used(far_means("far"), 2, runs=5)) >= 2
 
 
+@pytest.mark.slow
 def test_smoke_pac_on_hard_instances():
     # 30 runs at delta = 0.1 (10 per instance): more than 9 errors has probability below 0.2%.
     count, _ = errors(("competitors", "ties"), 6, 2, 20, delta=0.1, name="phased")
@@ -119,6 +121,7 @@ def test_decisions_are_state_not_diagnostics():
     assert runs[PhasedSwap][2] >= 2 and len(runs[PhasedSwap][4]) >= 8  # it rejected the far arms and restarted
 
 
+@pytest.mark.slow
 def test_adaptivity_pays_where_most_arms_are_far_from_the_boundary():
     # 4 arms near the top, 36 far below: deciding the far arms and re-designing around the
     # rest needs fewer pulls than the best static rule (same seeds, Gaussian noise). Measured:
@@ -195,6 +198,7 @@ def test_restart_ratio_is_validated(value):
         algorithm.setup()
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(st.integers(3, 7).flatmap(lambda n: st.tuples(st.just(n), st.integers(1, n - 1), st.integers(0, 2**32 - 1))))
 def test_decisions_and_gap_bound_hold_for_every_theta_in_the_events(case):

@@ -36,6 +36,7 @@ def test_planned_algorithms_are_the_certified_full_then_semi_ones():
     assert kinds == sorted(kinds)  # "full" rows first
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["icb", "phased", "lucb", "adaptive-topk"])
 def test_mean_pulls_equal_direct_runs_with_the_same_seeds(name):
     result = plan(ACCURACIES, K, epsilon=EPSILON, runs=3, budget=BUDGET, seed=7, algorithms=(name,))

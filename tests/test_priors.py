@@ -80,6 +80,7 @@ def test_a_large_prior_makes_full_bandit_algorithms_stop_sooner(name):
     assert pulls["with"] < pulls["without"] / 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", SEMI_TAKERS)
 def test_a_large_prior_makes_per_arm_confidence_algorithms_stop_sooner(name):
     means = [0.9, 0.8, 0.45, 0.4, 0.3, 0.2]
@@ -233,6 +234,7 @@ def _coverage(prior_counts, answers_behind, runs=4000, seed=11):
     return held / runs
 
 
+@pytest.mark.slow
 def test_prior_only_confidence_event_holds_and_fails_when_counts_are_inflated():
     # 4000 runs each; the event must hold in at least 1 - delta = 0.8 of them (it is conservative: ~1.0).
     assert _coverage(prior_counts=40, answers_behind=40) >= 0.8

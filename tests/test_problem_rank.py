@@ -59,6 +59,7 @@ def check(groups, caps, k) -> None:
             problem.require_spanning_design()
 
 
+@pytest.mark.slow
 def test_design_rank_equals_the_rank_of_every_basis_on_a_grid_of_small_instances():
     seen = 0
     for groups, caps, k in instances():

@@ -374,6 +374,7 @@ def test_a_failed_rewrite_of_a_file_from_before_provenance_leaves_it_as_it_was(t
     assert out.read_bytes() == legacy and sorted(path.name for path in tmp_path.iterdir()) == ["runs.csv"]
 
 
+@pytest.mark.slow
 def test_the_committed_results_still_load():
     folder = ROOT / "benchmarks" / "results"
     if not folder.is_dir():
@@ -390,6 +391,7 @@ def test_the_committed_results_still_load():
 # --- fullbandit bench ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_bench_on_the_committed_table2_in_a_clone_says_where_its_runs_come_from(tmp_path, capsys):
     committed = ROOT / "benchmarks" / "results" / "kuroki-table2.csv"
     if not committed.exists():
@@ -427,6 +429,7 @@ def _bench(folder, *options) -> int:
     return main(["bench", "tiny", "--runs", "2", "--out", str(folder), "--no-progress", *options])
 
 
+@pytest.mark.slow
 def test_bench_says_which_runs_it_took_and_refuses_other_code(tmp_path, capsys, tiny):
     assert _bench(tmp_path) == 0
     out = capsys.readouterr()
@@ -454,6 +457,7 @@ def test_bench_takes_fresh_or_mix_versions_not_both(tmp_path, capsys, tiny):
     assert not (tmp_path / "tiny.csv").exists()
 
 
+@pytest.mark.slow
 def test_the_figure_names_the_code_behind_its_runs(tmp_path, capsys, tiny):
     from PIL import Image
     assert _bench(tmp_path) == 0

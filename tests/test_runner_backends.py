@@ -86,6 +86,7 @@ sys.stdout.write(frame.drop(columns=["wall_time", *PROVENANCE_COLUMNS]).to_csv(i
 '''
 
 
+@pytest.mark.slow
 def test_a_notebook_lambda_runs_on_local_processes_with_the_sequential_rows():
     # A notebook's functions belong to __main__, which worker processes cannot import: they travel by value.
     notebook = {"__name__": "__main__"}
@@ -182,6 +183,7 @@ run_grid(grid, backend="processes", jobs=1, out=sys.argv[1], progress=False)
 '''
 
 
+@pytest.mark.slow
 def test_a_worker_that_dies_stops_the_grid_at_once_naming_its_cell(tmp_path):
     out = tmp_path / "rows.csv"
     done = _run_python(["-", str(out)], stdin=DYING)

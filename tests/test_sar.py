@@ -98,6 +98,7 @@ def test_uniform_splits_the_budget_evenly(n, k, budget):
     assert result.answer == tuple(sorted(np.argsort(-means, kind="stable")[:k]))
 
 
+@pytest.mark.slow
 def test_sar_misidentification_falls_with_the_budget():
     # Two top arms 0.1 above the rest (Bernoulli), 60 seeded runs per budget: a budget of
     # n + 1 (one sample per phase) errs in most runs, 1,500 samples in some, 20,000 (about

@@ -69,6 +69,7 @@ def campaign(path, name: str, *, reopen: bool):
     return handed, recorded, late, status
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", registry.names())
 def test_every_algorithm_resumed_from_checkpoints_runs_as_one_replay(tmp_path, monkeypatch, name):
     monkeypatch.setattr(session_module, "CHECKPOINT_EVERY", 10**9)  # the reference: no checkpoint at all

@@ -137,6 +137,7 @@ def exported_rows(path) -> list[tuple]:
                  json.loads(row["reward"])) for row in csv.DictReader(handle)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", registry.names())
 def test_every_registered_algorithm_runs_live_from_start_to_export(tmp_path, name):
     spec = registry.get(name)
@@ -219,6 +220,7 @@ def cli(capsys, *argv) -> tuple[int, str, str]:
     return status, captured.out, captured.err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("family", FAMILIES)
 def test_each_family_runs_from_the_command_line(tmp_path, capsys, family):
     name, asked = FAMILIES[family]

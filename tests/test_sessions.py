@@ -39,6 +39,7 @@ def new_session(tmp_path, name="s.db", **kwargs):
     return Session.start(tmp_path / name, **options)
 
 
+@pytest.mark.slow
 def test_cli_session_reaches_the_same_answer_and_pull_count_as_run(tmp_path, capsys):
     path = str(tmp_path / "s.db")
     assert main(["session", "start", path, *START]) == 0
@@ -476,6 +477,7 @@ def _kill_loop(tmp_path, kills):
     assert killed_mid_loop == kills
 
 
+@pytest.mark.slow
 def test_kill_9_during_record_loses_no_committed_observation(tmp_path):
     _kill_loop(tmp_path, kills=3)
 
@@ -501,6 +503,7 @@ def _concurrent(tmp_path, processes, each):
     assert sorted(row[1] for row in journal(path)[2]) == list(range(processes * each))
 
 
+@pytest.mark.slow
 def test_8_processes_recording_concurrently_lose_nothing(tmp_path):
     _concurrent(tmp_path, processes=8, each=10)
 

@@ -28,6 +28,7 @@ def chromium(*arguments, url):
     return subprocess.run(command, capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 def test_the_status_page_renders_in_chromium_under_both_routes(tmp_path):
     path = tmp_path / "pilot.db"
     rng = np.random.default_rng(0)
@@ -59,6 +60,7 @@ def test_the_status_page_renders_in_chromium_under_both_routes(tmp_path):
         assert dom.count("<polyline") == 2  # the plot the script fetched
 
 
+@pytest.mark.slow
 def test_with_a_token_the_page_opens_from_its_address_and_refreshes(tmp_path):
     path = tmp_path / "pilot.db"
     with Session.start(path, algorithm="icb", workers=WORKERS, k=3, epsilon=0.02, delta=0.1, noise_scale=0.3,

@@ -24,6 +24,7 @@ def small_run():
     return grid, expand_metrics(run_grid(grid, progress=False))
 
 
+@pytest.mark.slow
 def test_runs_are_split_into_batches_and_add_up_per_point(small_run):
     grid, frame = small_run
     assert len(frame) == len(SMALL) * 2 * 3  # algorithms x setups x batches of 10
@@ -36,6 +37,7 @@ def test_runs_are_split_into_batches_and_add_up_per_point(small_run):
     assert ((low <= table["misidentification"]) & (table["misidentification"] <= high)).all()
 
 
+@pytest.mark.slow
 def test_a_cell_counts_the_runs_whose_answer_is_not_the_top_m(small_run):
     """Recount one cell from its own seed, run by run, with the decision class's notion of the best team."""
     grid, frame = small_run
@@ -53,6 +55,7 @@ def test_a_cell_counts_the_runs_whose_answer_is_not_the_top_m(small_run):
     assert 0 < expected < len(answers)  # setup 6 at its budget: some runs fail, some succeed
 
 
+@pytest.mark.slow
 def test_uniform_is_worst_on_the_easy_setup(small_run):
     """The paper's one ordering that holds in every setup, visible even at 30 runs on setup 1."""
     _, frame = small_run
@@ -102,6 +105,7 @@ def every_algorithm_run():
     return expand_metrics(run_grid(grid, progress=False))
 
 
+@pytest.mark.slow
 def test_fig2_claims_read_the_runs_and_can_fail(small_run, every_algorithm_run):
     assert shahrampour.fig2_claims(small_run[1]).empty  # not every algorithm of the figure: nothing to check
     frame = every_algorithm_run

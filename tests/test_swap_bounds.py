@@ -157,6 +157,7 @@ def _brute_matching(weights: np.ndarray) -> float:
     return best
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(arrays(np.float64, st.tuples(st.integers(1, 4), st.integers(1, 5)),
               elements=st.floats(-3.0, 3.0, allow_nan=False, allow_infinity=False)))
@@ -267,6 +268,7 @@ def _bound(name: str, theta_hat, Q, best, radius) -> float:
     return icb_bound(theta_hat, Q, best, radius)
 
 
+@pytest.mark.slow
 def test_each_bound_is_at_least_the_true_gap_on_its_event():
     rng = np.random.default_rng(4)
     checked = 0
@@ -302,6 +304,7 @@ def _worst_gap(theta_hat, Q, best, k, directions, radii) -> float:
     return worst
 
 
+@pytest.mark.slow
 def test_each_bound_covers_the_exact_worst_case_of_its_event():
     rng = np.random.default_rng(5)
     ratios: dict[str, list[float]] = {"pair": [], "graded": [], "spectral": [], "icb": []}

@@ -83,6 +83,7 @@ def test_hard_instances_are_hard():
         assert EPSILON < gaps[gaps > 0].min() == pytest.approx(EPSILON * (1 + 1e-3), rel=1e-12)
 
 
+@pytest.mark.slow
 def test_smoke_pac_on_hard_instances():
     # 30 runs (15 of each instance) at delta = 0.1: a rule with error rate <= 0.1 makes more
     # than 9 errors with probability below 0.2%.

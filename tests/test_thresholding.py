@@ -214,6 +214,7 @@ class StreamArms(BatchArms):
         raise NotImplementedError
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("make", [
     lambda p, T: LSA(p, budget=T), lambda p, T: APT(p, epsilon=0.025, budget=T),
     lambda p, T: UCBE(p, b=0.0, hardness=120.0, budget=T), lambda p, T: UCBE(p, b=4.0, budget=T),

@@ -24,6 +24,7 @@ def every_subset(n):
         yield from itertools.combinations(range(n), size)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(quarter_means)
 def test_best_maximises_the_shifted_sum_over_every_subset(means):

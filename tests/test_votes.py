@@ -257,6 +257,7 @@ def _every_algorithm():
     return [spec.name for spec in fb.registry.specs()]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", _every_algorithm())
 def test_every_registered_algorithm_runs_on_a_vote_table_and_finds_its_best_set(name):
     import fullbandit as fb

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 import tempfile
 from pathlib import Path
 
@@ -44,6 +45,11 @@ def add_parser(commands) -> None:
                              "not with --jobs)")
     parser.add_argument("--out", default="benchmarks/out", help="output folder (default: benchmarks/out)")
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
+    parser.add_argument("--attest", action="store_true",
+                        help="instead of running the suite: rerun the first replicate of every grid point of "
+                             "OUT/NAME.csv with this code and, if every row is equal (but for wall time and "
+                             "provenance), bring NAME.code.json up to this code, recording the attestation; "
+                             "otherwise exit 1 naming the rows that differ (rerun the suite with --fresh)")
     reuse = parser.add_mutually_exclusive_group()
     reuse.add_argument("--fresh", action="store_true",
                        help="start OUT/NAME.csv anew: delete the runs it holds and make every run")
@@ -157,14 +163,39 @@ def run(args) -> int:
     jobs = 1 if args.jobs is None else check_int("jobs", args.jobs, low=1)
     backend = "dask" if args.scheduler else ("processes" if jobs > 1 else "sequential")
     out = output_folder(args.out, (f"{suite.name}.csv", f"{suite.name}.png", f"{suite.name}.code.json"))
+    if args.attest:
+        return _attest(suite, out, args, backend, jobs)
     frame = run_grid(suite.build(runs), backend=backend, jobs=None if args.scheduler else jobs,
                      scheduler=args.scheduler or None, out=out / f"{suite.name}.csv", fresh=args.fresh,
                      mix_versions=args.mix_versions, progress=False if args.no_progress else None)
     suite.draw(frame, out / f"{suite.name}.png")
-    write_json_atomically(out / f"{suite.name}.code.json", {**code_record(suite), "runs_of": current().columns()})
+    write_json_atomically(out / f"{suite.name}.code.json", {**code_record(suite), "runs": runs,
+                                                            "runs_of": current().columns()})
     print(suite.summarize(frame).to_string(float_format=lambda value: f"{value:,.4g}"))
     code = describe(versions_in(frame))
     print(f"wrote {out / (suite.name + '.csv')}, {out / (suite.name + '.png')} and its code record "
           f"{suite.name}.code.json ({backend} backend; "
           f"runs of {code})")
+    return 0
+
+
+def _attest(suite, out: Path, args, backend: str, jobs: int) -> int:
+    """``--attest``: :func:`fullbandit.experiments.attest.attest` on ``OUT/NAME.csv``; 1 if refused."""
+    from fullbandit.experiments.attest import AttestationRefused, attest
+
+    if args.fresh or args.mix_versions or args.runs is not None:
+        raise InvalidParameterError("--attest reruns part of the committed runs as they were made: not with --fresh, "
+                                    "--mix-versions or --runs")
+    results, record = out / f"{suite.name}.csv", out / f"{suite.name}.code.json"
+    for path in (results, record):
+        if not path.is_file():
+            raise InvalidParameterError(f"--attest: {path} does not exist; run `fullbandit bench {suite.name} "
+                                        f"--out {args.out}` first")
+    try:
+        attestation = attest(suite, results, record, backend=backend, jobs=None if args.scheduler else jobs,
+                             scheduler=args.scheduler or None, progress=False if args.no_progress else None)
+    except AttestationRefused as refusal:
+        print(f"fullbandit: {refusal}", file=sys.stderr)
+        return 1
+    print(attestation.describe())
     return 0

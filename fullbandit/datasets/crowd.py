@@ -53,7 +53,14 @@ import numpy as np
 import pandas as pd
 
 from fullbandit.problems.classes import TopK
-from fullbandit.util.validation import InvalidParameterError, check_choice, check_int, check_k, read_csv_text
+from fullbandit.util.validation import (
+    InvalidParameterError,
+    check_choice,
+    check_int,
+    check_k,
+    is_readable_file,
+    read_csv_text,
+)
 
 __all__ = ["CrowdTable", "CrowdDataWarning", "load_long", "load_wide", "MISSING_LABELS", "cell_text",
            "read_text_table"]
@@ -211,9 +218,11 @@ def load_long(answers, gold=None, *, task: str = "task", worker: str = "worker",
     answers : pandas.DataFrame, str or os.PathLike
         The answers, or the path of a CSV file of them (read as text, so labels keep
         their spelling).
-    gold : pandas.DataFrame, str, os.PathLike or None
-        The true labels; ``None`` takes them from a ``true_label`` column of
-        ``answers`` (as in a ``task,worker,label,gold`` file with ``true_label="gold"``).
+    gold : pandas.DataFrame, pandas.Series, str, os.PathLike or None
+        The true labels; a Series maps task to true label (crowd-kit's ``gt``, so
+        ``load_long(*crowdkit.datasets.load_dataset(name))`` works); ``None`` takes them from a
+        ``true_label`` column of ``answers`` (as in a ``task,worker,label,gold`` file with
+        ``true_label="gold"``). A path may be a pipe (bash's ``<(...)``).
     task, worker, label, true_label : str
         Column names.
     min_answers : int
@@ -247,6 +256,8 @@ def load_long(answers, gold=None, *, task: str = "task", worker: str = "worker",
     ['1 answer to 1 task without gold ignored', '1 gold task nobody answered dropped']
     """
     min_answers = check_int("min_answers", min_answers, low=1)
+    if isinstance(gold, pd.Series):  # crowd-kit's gold: true labels indexed by task
+        gold = pd.DataFrame({task: gold.index.to_numpy(), true_label: gold.to_numpy()})
     frame, source, where = read_text_table(answers, "answers")
     _require_columns(frame, source, (task, worker, label) + (() if gold is not None else (true_label,)))
     if gold is None:
@@ -313,7 +324,7 @@ def read_text_table(data, argument: str):
         raise TypeError(f"{argument} must be a pandas DataFrame or the path of a CSV file, got "
                         f"{type(data).__name__}")
     path = Path(data)
-    if not path.is_file():
+    if not is_readable_file(path):
         raise FileNotFoundError(f"{argument} file not found: {path}")
     try:
         # Text cells, no NA guessing, blank lines kept: line numbers stay those of the file.
@@ -527,7 +538,7 @@ def load_wide(answers, truth, *, min_answers: int = 1, name: str = "crowd") -> C
 
 def _read_csv_lines(path: Path) -> tuple[list[str], list[tuple[int, list[str]]]]:
     """Header and ``(line number, cells)`` of the non-blank data rows of a CSV file."""
-    if not path.is_file():
+    if not is_readable_file(path):
         raise FileNotFoundError(f"quiz file not found: {path}")
     reader = csv.reader(read_csv_text(path))
     numbered = [(reader.line_num, [cell.strip() for cell in row]) for row in reader]

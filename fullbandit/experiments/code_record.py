@@ -39,7 +39,7 @@ from fullbandit.experiments.suite import Suite
 #: Modules that run grids, store and label their rows, and the front ends: not part of any result.
 RUNNING = ("fullbandit.experiments.runner", "fullbandit.experiments.backends", "fullbandit.experiments.store",
            "fullbandit.experiments.resume", "fullbandit.experiments.provenance",
-           "fullbandit.experiments.interrupts", "fullbandit.experiments.code_record",
+           "fullbandit.experiments.interrupts", "fullbandit.experiments.code_record", "fullbandit.experiments.attest",
            "fullbandit.experiments.suites", "fullbandit.cli", "fullbandit.sessions")
 #: Package front doors that only re-export names (left out like the machinery: listing a new name in one
 #: changes no result).

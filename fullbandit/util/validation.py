@@ -242,6 +242,17 @@ def _is_zero_or_one(value) -> bool:
     return isinstance(value, (bool, np.bool_, numbers.Real)) and value in (0, 1)
 
 
+def is_readable_file(path) -> bool:
+    """Whether ``path`` can be read as a file: a regular file, or a pipe or device (bash's ``<(...)``), not a folder.
+
+    >>> import os
+    >>> is_readable_file(os.devnull), is_readable_file(os.path.dirname(__file__)), is_readable_file("no-such.csv")
+    (True, False, False)
+    """
+    path = Path(path)
+    return path.exists() and not path.is_dir()
+
+
 def read_csv_text(path) -> io.StringIO:
     """A user's CSV file decoded as UTF-8 (a byte-order mark dropped), ready for ``csv.reader`` or ``pandas.read_csv``.
 

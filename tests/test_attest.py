@@ -1,0 +1,83 @@
+"""``fullbandit bench NAME --attest``: committed results brought up to today's code only when a rerun of one
+replicate per grid point gives the same rows (:mod:`fullbandit.experiments.attest`)."""
+
+from __future__ import annotations
+
+import json
+from functools import partial
+
+import pytest
+from experiment_factories import saqm, two_level_instance
+
+from fullbandit.experiments import Factory, Grid, run_grid
+from fullbandit.experiments.attest import AttestationRefused, attest
+from fullbandit.experiments.code_record import code_record, stale_modules
+from fullbandit.experiments.provenance import current
+from fullbandit.experiments.suite import Suite
+
+STALE = {"fullbandit.full.saqm": "0" * 64}  # a record written before a change to a module of the suite
+
+
+def tiny_grid(runs: int, epsilon: float = 0.0) -> Grid:
+    # Two grid points (n = 4, 6) and `runs` seeds each; epsilon stands for a change to what the code computes.
+    return Grid({"saqm": Factory(partial(saqm, epsilon=epsilon))},
+                {"two-level": Factory(two_level_instance, {"n": [4, 6], "separation": [0.8]})}, seeds=runs)
+
+
+def tiny_suite(epsilon: float = 0.0) -> Suite:
+    return Suite("tiny", "a test suite", partial(tiny_grid, epsilon=epsilon), lambda frame, path: None, 3)
+
+
+@pytest.fixture
+def committed(tmp_path):
+    results, record = tmp_path / "tiny.csv", tmp_path / "tiny.code.json"
+    run_grid(tiny_grid(3), out=results, progress=False)
+    record.write_text(json.dumps({**code_record(tiny_suite()), "modules": STALE, "runs_of": current().columns()}))
+    return results, record
+
+
+def test_equal_replicates_bring_the_record_up_to_today_s_code_and_say_so(committed):
+    results, record = committed
+    before = results.read_bytes()
+    attestation = attest(tiny_suite(), results, record)
+    assert attestation.changed == ("fullbandit.full.saqm",) and attestation.compared == 2 and attestation.runs == 3
+    written = json.loads(record.read_text())
+    assert stale_modules(written, tiny_suite()) == [] and written["runs"] == 3
+    assert written["runs_of"] == current().columns()  # the runs keep the code that made them
+    [entry] = written["attestations"]
+    assert entry["changed"] == ["fullbandit.full.saqm"] and entry["compared"] == 2
+    assert results.read_bytes() == before  # the committed runs are not touched
+    assert attest(tiny_suite(), results, record).changed == ()  # now current: nothing to attest
+
+
+def test_a_change_to_what_the_suite_computes_is_refused_and_changes_nothing(committed):
+    results, record = committed
+    before = results.read_bytes(), record.read_bytes()
+    with pytest.raises(AttestationRefused, match=r"tiny: 2 of the 2 rerun rows differ .*pulls.*--fresh"):
+        attest(tiny_suite(epsilon=0.5), results, record)  # another epsilon: other stopping times
+    assert (results.read_bytes(), record.read_bytes()) == before
+
+
+def test_rows_holding_timings_never_attest(committed):
+    results, record = committed
+    text = results.read_text().splitlines()
+    results.write_text("\n".join([text[0] + ",seconds", *(line + ",0.5" for line in text[1:])]) + "\n")
+    with pytest.raises(AttestationRefused, match="timings"):
+        attest(tiny_suite(), results, record)
+
+
+def test_rows_of_another_grid_are_not_attested(committed):
+    results, record = committed
+    lines = results.read_text().splitlines()
+    results.write_text("\n".join(lines[:-1]) + "\n")  # one run missing: no run count builds these cells
+    with pytest.raises(AttestationRefused, match="builds a grid of exactly the committed cells"):
+        attest(tiny_suite(), results, record)
+
+
+def test_bench_attest_needs_committed_runs_and_takes_no_run_options(tmp_path, capsys):
+    from fullbandit.cli.main import main
+
+    assert main(["bench", "kuroki-table2", "--attest", "--out", str(tmp_path), "--no-progress"]) == 2
+    assert "kuroki-table2.csv does not exist" in capsys.readouterr().err
+    assert main(["bench", "kuroki-table2", "--attest", "--fresh", "--out", str(tmp_path)]) == 2
+    assert "not with --fresh" in capsys.readouterr().err
