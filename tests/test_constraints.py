@@ -129,7 +129,7 @@ def test_solve_prints_every_member_with_its_group(tmp_path, capsys):
     assert main(["solve", "--dataset", "it", "--algorithm", "icb", "--k", "3", "--workers", str(path),
                  "--group-column", "team", "--at-most", "2", "--epsilon", "1.0", "--no-progress"]) == 0
     out = capsys.readouterr().out
-    line = out.split("team groups")[1].splitlines()[0].strip()
+    line = out.split("\nteam          ")[1].splitlines()[0].strip()
     members = [item.rsplit(" (", 1) for item in line.split(", ")]
     index = {w: i for i, w in enumerate(data.worker_ids)}
     assert len(members) == 3 and all(groups[index[w]] == g.rstrip(")") for w, g in members)
@@ -156,8 +156,8 @@ def test_group_caps_on_the_users_own_files(tmp_path, capsys):
     assert main(["solve", "--data", answers, "--gold", gold, "--algorithm", "icb", "--k", "3", "--epsilon", "0.2",
                  "--workers", str(workers), "--group-column", "country", "--at-most", "2", "--no-progress"]) == 0
     out = capsys.readouterr().out
-    assert "best workers  w0 (fr), w1 (fr), w3 (jp)" in out  # not w0, w1, w2: at most 2 from fr
-    assert "team groups   w0 (fr), w1 (fr), w3 (jp)" in out
+    assert "best team     w0 (fr), w1 (fr), w3 (jp) (the simulation's truth)" in out  # not w2: at most 2 from fr
+    assert "\nteam          w0 (fr), w1 (fr), w3 (jp)\n" in out
 
 
 @pytest.mark.parametrize("given, missing", [

@@ -341,8 +341,8 @@ def test_solve_data_reports_the_loader_s_drops_on_stderr(tmp_path, capsys):
     assert main(["solve", "--data", str(tmp_path / "answers.csv"), "--gold", str(tmp_path / "gold.csv"), "--k", "2",
                  "--min-answers", "1000", "--no-progress"]) == 2
     err = capsys.readouterr().err
-    assert "warning: 6 workers with fewer than min_answers=1000 gold answers dropped" in err
-    assert "no worker has min_answers=1000" in err
+    assert "warning: 6 workers with fewer than --min-answers 1000 gold answers dropped" in err
+    assert "no worker has --min-answers 1000" in err and "lower --min-answers" in err
 
 
 def test_solve_data_takes_other_column_names_and_gold_in_the_answers_file(tmp_path, capsys):

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from fullbandit.analysis.tolerance import default_epsilon
 from fullbandit.cli import options as options_module
 from fullbandit.cli import solve
 from fullbandit.cli.main import build_parser, main
@@ -38,11 +39,17 @@ def problem_of(spec):
     return Thresholding(6, 0.5) if Thresholding in spec.decision_classes else TopK(6, 2)
 
 
+#: The means a solve's question is asked on here (its default epsilon is derived from them).
+MEANS = [0.9, 0.8, 0.5, 0.4, 0.3, 0.2]
+
+
 def solve_parameters(argv: list[str]) -> tuple[registry.AlgorithmSpec, dict]:
-    """The parameters ``fullbandit solve ARGV`` passes to its algorithm (parsed as the console parses them)."""
+    """The parameters ``fullbandit solve ARGV`` passes to its algorithm on :data:`MEANS` (parsed as the console
+    parses them)."""
     args = build_parser().parse_args(["solve", *argv])
     spec = registry.get(args.algorithm)
     args.k = solve.team_size(spec, None if Thresholding in spec.decision_classes else 2)
+    solve.question_tolerance(args, spec, problem_of(spec), MEANS)
     return spec, solve.algorithm_parameters(spec, args)
 
 
@@ -69,9 +76,11 @@ def test_solve_passes_the_class_defaults_but_the_question_s_epsilon(name):
     built = stored(spec.build(problem_of(spec), seed=0, **parameters))
     differing = {key for key, value in class_defaults(spec).items() if built[key] != value}
     assert set(built) == set(class_defaults(spec))
-    assert differing == ({"epsilon"} if "epsilon" in spec.options else set())
-    if "epsilon" in spec.options:
-        assert built["epsilon"] == solve.DEFAULT_EPSILON
+    # The question's epsilon is a tolerance on a team: a thresholding algorithm's (a precision per arm) is its own.
+    team_epsilon = "epsilon" in spec.options and Thresholding not in spec.decision_classes
+    assert differing == ({"epsilon"} if team_epsilon else set())
+    if team_epsilon:
+        assert built["epsilon"] == pytest.approx(default_epsilon(MEANS, 2)) == pytest.approx(0.2 * (1.7 - 2 * 3.1 / 6))
 
 
 def test_epsilon_is_the_only_parameter_whose_solve_default_differs_from_any_class_s():
@@ -104,7 +113,7 @@ def test_plan_passes_the_class_defaults_but_its_epsilon_and_budget(built, capsys
     for algorithm in built:
         spec = registry.get(type(algorithm).__name__) if not algorithm.guarantee == "heuristic" else \
             registry.get("safoa-heuristic")
-        expected = {**class_defaults(spec), "epsilon": 0.1, "budget": 30}
+        expected = {**class_defaults(spec), "epsilon": default_epsilon([0.9, 0.8, 0.5, 0.4, 0.3, 0.2], 2), "budget": 30}
         assert stored(algorithm) == expected, spec.name
     assert output["delta"] == 0.05 and output["parameters"] == {}
 

@@ -146,7 +146,8 @@ def test_prior_from_long_format_files_is_their_graded_accuracy(tmp_path, capsys)
     (tmp_path / "answers.csv").write_text("\n".join(rows) + "\n")
     (tmp_path / "gold.csv").write_text("task,true_label\n" + "".join(f"t{task},yes\n" for task in range(4)))
     assert main(["plan", "--data", str(tmp_path / "answers.csv"), "--gold", str(tmp_path / "gold.csv"),
-                 "--k", "1", "--epsilon", "0.3", "--runs", "1", "--algorithms", "lucb", "--json"]) == 0
+                 "--k", "1", "--epsilon", "0.3", "--runs", "1", "--algorithms", "lucb", "--json", "--min-answers",
+                 "1"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert sorted(out["accuracies"]) == [0.25, 0.75, 1.0]
     assert out["source"].startswith("--data")

@@ -3,6 +3,8 @@
 import re
 from pathlib import Path
 
+from fullbandit.cli.main import main
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -39,3 +41,14 @@ def test_ci_runs_the_readme_test_command():
     test_command = next(command for command in commands if "pytest" in command)
     assert test_command in (ROOT / ".ci" / "run").read_text()
 
+
+
+def test_the_printed_solve_of_the_readme_is_what_solve_prints(capsys):
+    # The README shows a whole `fullbandit solve` output: it must stay the command's, line for line (the time aside).
+    text = (ROOT / "README.md").read_text()
+    block = text[text.index("    $ fullbandit solve --dataset it"):].split("\n\n")[0]
+    command, *shown = [line[4:] for line in block.splitlines()]
+    assert main([*command.split()[2:], "--no-progress"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert [line for line in shown if not line.startswith("time ")] == \
+        [line for line in printed if not line.startswith("time ")]

@@ -296,7 +296,7 @@ def test_solve_votes_runs_a_team_search_and_reports_the_mean_ratings_as_truth(tm
     assert main(argv) == 0
     out = capsys.readouterr().out
     assert "5 items, 102 votes on not_funny=0, somewhat_funny=0.5, funny=1; reward model replay" in out
-    assert "best items    a, c\n" in out
+    assert "best team     a, c (the simulation's truth)\n" in out
     assert f"team reward   {means['a'] + means['c']:.4f} (best {means['a'] + means['c']:.4f})" in out
 
 
@@ -382,7 +382,8 @@ def test_solve_votes_on_caption559_reports_the_truth_of_a_direct_count(capsys):
     np.testing.assert_allclose(output["items"]["means"], means, rtol=0, atol=1e-15)
     assert output["best"] == sorted(top) and len(output["answer"]) == 2
     assert main(argv) == 0
-    assert f"best items    {', '.join(rows[i]['rank'] for i in sorted(top))}\n" in capsys.readouterr().out
+    assert f"best team     {', '.join(rows[i]['rank'] for i in sorted(top))} (the simulation's truth)\n" in \
+        capsys.readouterr().out
 
 
 def test_a_byte_order_mark_is_read_as_by_every_csv_reader(tmp_path):

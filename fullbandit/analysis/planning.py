@@ -77,6 +77,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
+from tqdm.auto import tqdm
 
 from fullbandit.analysis.sample_complexity import lower_bound as instance_lower_bound
 from fullbandit.core import registry
@@ -336,7 +337,8 @@ def _answers(accuracies):
 def plan(accuracies, k: int, *, epsilon: float, delta: float | None = None, runs: int = DEFAULT_RUNS,
          budget: int = DEFAULT_BUDGET, seed: int = 0, algorithms: Sequence[str] | None = None,
          lower_bound_limit: int = LOWER_BOUND_LIMIT, relaxed_workers: int = RELAXED_WORKERS,
-         parameters: Mapping | None = None, reward_model: str = "bernoulli", reward_range=None) -> Plan:
+         parameters: Mapping | None = None, reward_model: str = "bernoulli", reward_range=None,
+         progress: bool | None = None) -> Plan:
     """Estimate what a campaign would cost, by simulation on prior per-worker accuracies or graded answers.
 
     These are estimates from simulation on the prior accuracies, only as good as the prior.
@@ -395,6 +397,10 @@ def plan(accuracies, k: int, *, epsilon: float, delta: float | None = None, runs
         (:func:`check_declared_range`). ``None``: each run is offered its reward model's own scale
         and range, as :func:`fullbandit.run` does.
 
+    progress : bool, optional
+        A progress bar over the simulated runs, named by algorithm (default: shown once the
+        plan has taken over a second; ``False``: never).
+
     Returns
     -------
     Plan
@@ -435,8 +441,11 @@ def plan(accuracies, k: int, *, epsilon: float, delta: float | None = None, runs
             check_declared_range(offered["reward_range"], plan_environment(
                 reward_model, values, answers, feedback=spec.feedback, seed=0), k)
     rows = []
+    bar = tqdm(total=len(specs) * runs, unit=" runs", delay=0.0 if progress else 1.0, disable=progress is False,
+               leave=False, dynamic_ncols=True)
     for spec in specs:
         name = spec.name
+        bar.set_description(name)
         chosen = {"epsilon": epsilon, "budget": budget, **given}
         chosen = {key: value for key, value in chosen.items() if key in spec.options}
         per_pull = k if spec.feedback == "full" else 1
@@ -458,6 +467,7 @@ def plan(accuracies, k: int, *, epsilon: float, delta: float | None = None, runs
                                     note=str(error)))
                 break
             seconds += time.perf_counter() - started
+            bar.update()
             pulls.append(int(result.pulls))
             certified += bool(result.certified)
             optimal += bool(result.epsilon_optimal)  # judged against the prior accuracies, whatever the stop
@@ -468,6 +478,7 @@ def plan(accuracies, k: int, *, epsilon: float, delta: float | None = None, runs
                                 mean_pulls=mean_pulls, answers_per_pull=per_pull, mean_answers=mean_pulls * per_pull,
                                 certified_fraction=certified / runs, epsilon_optimal_fraction=optimal / runs,
                                 budget_hits=hits, mean_seconds=seconds / runs))
+    bar.close()
     if delta is None:  # the lower bound's: the smallest delta the planned algorithms run with
         deltas = [spec.defaults()["delta"] for spec in specs if "delta" in spec.defaults()]
         delta = min(deltas) if deltas else 0.05

@@ -295,7 +295,8 @@ def help_text(name: str, specs: Iterable[registry.AlgorithmSpec], question: Ques
     else:
         default = "the algorithm's: " + "; ".join(f"{value} ({', '.join(names)})" for value, names in defaults.items())
     if question is not None:
-        default = f"{_shown(question.default)}, the question's, for every algorithm that takes it"
+        default = (f"{_shown(question.default)}, the question's, for every algorithm that takes it"
+                   if question.default is not None else f"{question.derived}, for a team search")
     fixed = [f"{spec.name} fixes it to {_shown(spec.fixed[name])}" for spec in specs if name in spec.fixed]
     text = f"{question.meaning + ': ' if question else ''}{values}. For {who or 'no algorithm'}"
     if name == "budget":  # the shared vocabulary: what a budget counts depends on the feedback (budget_unit)
@@ -313,6 +314,8 @@ class Question:
 
     default: Any
     meaning: str
+    #: How a default the command derives (``default=None``) is chosen, for the help.
+    derived: str = ""
 
 
 @dataclass(frozen=True)
@@ -357,7 +360,7 @@ class AlgorithmOptions:
         parameters: dict[str, Any] = {}
         options, defaults = spec.options, spec.defaults()
         for name, question in self.question.items():
-            if name in options:
+            if name in options and question.default is not None:  # None: the command derives it (``values``)
                 parameters[name] = question.default
         for name, text in self.given(args).items():
             if name not in options:

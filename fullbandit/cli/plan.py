@@ -8,9 +8,10 @@ does the work.
 The algorithms' parameters are the options generated from their declarations
 (:mod:`fullbandit.cli.options`): each one given is passed to every planned algorithm that takes
 it, and every one not given takes the class's default (``--delta`` included). Two belong to the
-plan itself: ``--epsilon``, the question's tolerance on the team's sum (default 0.05 per member),
-and ``--budget``, the plan's cap on one simulated run (:data:`fullbandit.analysis.planning.DEFAULT_BUDGET`,
-not the classes' far larger caps: a plan must finish).
+plan itself: ``--epsilon``, the question's tolerance on the team's sum (default: derived from the
+prior accuracies exactly as ``fullbandit solve`` derives it, :mod:`fullbandit.analysis.tolerance`,
+so the two commands agree on the same data), and ``--budget``, the plan's cap on one simulated
+run (:data:`fullbandit.analysis.planning.DEFAULT_BUDGET`, not the classes' far larger caps: a plan must finish).
 
 A forecast of a live campaign: ``--reward-model joint`` replays the graded answers of
 ``--dataset`` or ``--data`` with one question per team trial (every member answers it, as in a
@@ -24,12 +25,15 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
+
 from fullbandit.analysis import planning
+from fullbandit.analysis.tolerance import Tolerance, tolerance
 from fullbandit.cli.options import add_algorithm_options
-from fullbandit.cli.solve import load_files
+from fullbandit.cli.solve import DEFAULT_MIN_ANSWERS, load_files
 from fullbandit.core import registry
 from fullbandit.datasets import DATASETS, load_dataset
-from fullbandit.util.validation import InvalidParameterError
+from fullbandit.util.validation import InvalidParameterError, check_real
 
 DESCRIPTION = (
     "Estimate, before paying for a campaign, how many pulls each certified algorithm needs to "
@@ -59,12 +63,13 @@ def add_parser(commands) -> None:
     parser.add_argument("--columns", default=None, metavar="ROLE=NAME,...",
                         help="with --data: column names other than the defaults")
     parser.add_argument("--min-answers", type=int, default=None,
-                        help="with --data: drop workers with fewer gold answers (default: 1)")
+                        help=f"with --data: leave out workers with fewer gold answers (default: {DEFAULT_MIN_ANSWERS})")
     parser.add_argument("--accuracies", default=None, metavar="A,B,C,...",
                         help="prior accuracies as a comma-separated list of numbers in [0, 1] (at least k + 1)")
     parser.add_argument("--k", type=int, default=10, help="team size (default: 10)")
     parser.add_argument("--epsilon", type=float, default=None,
-                        help="tolerance on the team's summed accuracy (default: 0.05 k)")
+                        help="tolerance on the team's summed accuracy (default: derived from the prior accuracies, a "
+                             "fifth of the gap from a random team to the best, as `fullbandit solve` derives it)")
     parser.add_argument("--epsilon-per-member", type=float, default=None, metavar="E",
                         help="tolerance per team member: epsilon = k E; excludes --epsilon")
     parser.add_argument("--runs", type=int, default=planning.DEFAULT_RUNS,
@@ -88,6 +93,7 @@ def add_parser(commands) -> None:
                              "algorithm as its range and, without --noise-scale, its noise scale (HIGH - LOW) / 2, "
                              "as the session offers it (default: each reward model's own)")
     parser.add_argument("--json", action="store_true", help="print the plan as JSON")
+    parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     # After --reward-range: the algorithms' own reward_range parameter becomes --param-reward-range.
     add_algorithm_options(parser, exclude=("epsilon", "budget"))
 
@@ -124,24 +130,26 @@ def prior(args) -> tuple[str, object]:
                                         "give them with --dataset or --data (--accuracies has none)")
         return "--accuracies", parse_accuracies(args.accuracies)
     if args.data is not None:
-        table = load_files(args.data, args.gold, args.min_answers, args.columns)
+        table = load_files(args.data, args.gold, args.min_answers, args.columns, default_min=DEFAULT_MIN_ANSWERS)
         return f"--data {args.data}", table if joint else table.accuracies.tolist()
     name = args.dataset or "it"
     data = load_dataset(name)
     return f"--dataset {name}", data if joint else data.accuracies.tolist()
 
 
-def epsilon(args) -> float:
-    """``--epsilon``, or ``k`` times ``--epsilon-per-member`` (default 0.05 per member); not both."""
+def epsilon(args, accuracies) -> Tolerance:
+    """``--epsilon``, or ``k`` times ``--epsilon-per-member`` (not both), or the default derived from ``accuracies``."""
     if args.epsilon is not None and args.epsilon_per_member is not None:
         raise InvalidParameterError("--epsilon and --epsilon-per-member are mutually exclusive: "
                                     "--epsilon is on the team's sum, --epsilon-per-member E means epsilon = k E")
     if args.epsilon is not None:
-        return args.epsilon
-    per_member = 0.05 if args.epsilon_per_member is None else args.epsilon_per_member
-    if per_member < 0:
-        raise InvalidParameterError(f"--epsilon-per-member must be >= 0, got {per_member}")
-    return args.k * per_member
+        given, source = check_real("--epsilon", args.epsilon, low=0.0), "--epsilon"
+    elif args.epsilon_per_member is not None:
+        given, source = args.k * check_real("--epsilon-per-member", args.epsilon_per_member, low=0.0), \
+            "--epsilon-per-member"
+    else:
+        given, source = None, "default"
+    return tolerance(accuracies, args.k, given, source=source, seed=np.random.SeedSequence(args.seed).spawn(3)[2])
 
 
 def planned_name(name: str, given: str, allowed: tuple[str, ...]) -> str:
@@ -157,9 +165,8 @@ def planned_name(name: str, given: str, allowed: tuple[str, ...]) -> str:
 
 def run(args) -> int:
     """Carry out ``fullbandit plan`` with the parsed ``args``; return the exit status."""
-    tolerance = epsilon(args)
-    if tolerance < 0:
-        raise InvalidParameterError(f"--epsilon must be >= 0, got {tolerance}")
+    if args.epsilon is not None:  # refused before any data is read
+        check_real("--epsilon", args.epsilon, low=0.0)
     source, accuracies = prior(args)
     if args.k < 1:
         raise InvalidParameterError(f"--k must be an integer >= 1, got {args.k}")
@@ -188,12 +195,15 @@ def run(args) -> int:
             planning.check_declared_range(args.reward_range, planning.plan_environment(
                 args.reward_model, getattr(accuracies, "accuracies", accuracies), answers, feedback=feedback,
                 seed=0), args.k, name="--reward-range")
-    result = planning.plan(accuracies, args.k, epsilon=tolerance, delta=delta, runs=args.runs, budget=args.budget,
-                           seed=args.seed, algorithms=algorithms, parameters=parameters,
-                           reward_model=args.reward_model, reward_range=args.reward_range)
+    question = epsilon(args, getattr(accuracies, "accuracies", accuracies))
+    result = planning.plan(accuracies, args.k, epsilon=question.epsilon, delta=delta, runs=args.runs,
+                           budget=args.budget, seed=args.seed, algorithms=algorithms, parameters=parameters,
+                           reward_model=args.reward_model, reward_range=args.reward_range,
+                           progress=False if args.no_progress or args.json else None)
     if args.json:
         print(json.dumps({"source": source, **result.as_dict()}, indent=2))
         return 0
     print(f"prior         {source}")
+    print(question.describe())
     print(result.table())
     return 0

@@ -29,11 +29,18 @@ to the algorithm's class default. Nothing here is specific to one algorithm.
 
 The question a user asks has defaults of its own, whatever the algorithm: the team size ``--k``
 (:data:`DEFAULT_K`), the ``--threshold`` of a thresholding algorithm (:data:`DEFAULT_THRESHOLD`)
-and the tolerance ``--epsilon`` on the team's summed accuracy (:data:`DEFAULT_EPSILON`, for every
-algorithm that takes an epsilon; the one parameter whose default here differs from the class's,
-a deliberate exception: it belongs to the question, like ``--k``; for now a constant, to be
-derived from the data by a later change). ``tests/test_frontends.py`` checks over the registry
-that every other default is the class's.
+and, for a team search, the tolerance ``--epsilon`` on the team's summed mean, derived from the
+data (:func:`fullbandit.analysis.tolerance.tolerance`: a fifth of the gap from a random team to
+the best, the rule ``fullbandit plan`` uses too) and printed with what it means on them. It is
+the one parameter whose default here differs from the class's, a deliberate exception: it
+belongs to the question, like ``--k``; a thresholding algorithm's epsilon (a precision per arm,
+not a tolerance on a team) keeps its class default. ``tests/test_frontends.py`` checks over the
+registry that every other default is the class's.
+
+The result is printed by :mod:`fullbandit.cli.layout`, by name, one layout per problem kind.
+With per-worker gold (``--data``), the output also says how many gold answers the team's
+members rest on (:data:`DEFAULT_MIN_ANSWERS` is the least a worker needs to be considered)
+and what ranking the graded answers directly would cost (:mod:`fullbandit.cli.graded`).
 """
 
 from __future__ import annotations
@@ -45,8 +52,10 @@ import warnings
 
 import numpy as np
 
-from fullbandit.analysis.metrics import misclassified
 from fullbandit.analysis.planning import check_declared_range, declared_setup
+from fullbandit.analysis.tolerance import Tolerance, default_epsilon, tolerance
+from fullbandit.cli.graded import print_gold_notes
+from fullbandit.cli.layout import Arms, print_result
 from fullbandit.cli.options import Question, add_algorithm_options, algorithm_name
 from fullbandit.core import loop as driver
 from fullbandit.core import registry
@@ -60,11 +69,11 @@ from fullbandit.environments.models import JointReplay
 from fullbandit.problems.classes import PartitionMatroid, Thresholding, TopK
 from fullbandit.util.validation import InvalidParameterError, check_int, check_real
 
-# The question's defaults (not an algorithm's): chosen so the default run finishes in seconds.
-#: Tolerance on the team's summed accuracy, for every algorithm that takes an epsilon: IT has a tie
-#: at the 10th accuracy (0.64 and 0.64), so it must be positive; 0.5 is 0.05 per team member.
-#: (Another issue derives it from the data.)
-DEFAULT_EPSILON = 0.5
+# The question's defaults (not an algorithm's).
+#: Workers with fewer gold answers are left out by default (``--min-answers``): at 20 answers an
+#: accuracy's 95% interval is still up to +-0.22 wide, and below that a "certified" team would rest
+#: on workers nobody knows.
+DEFAULT_MIN_ANSWERS = 20
 #: Thresholding: "which workers are right at least half of the time".
 DEFAULT_THRESHOLD = 0.5
 #: Team size of a top-k search.
@@ -77,7 +86,8 @@ SOLVE_REWARD_MODELS = (*REWARD_MODELS, "joint")
 #: ``--reward-model`` choices with ``--data`` (a long table of graded answers).
 FILE_REWARD_MODELS = ("bernoulli", "replay", "joint")
 #: The question's parameters (:mod:`fullbandit.cli.options`).
-QUESTION = {"epsilon": Question(DEFAULT_EPSILON, "the question's tolerance on the team's summed accuracy")}
+QUESTION = {"epsilon": Question(None, "the question's tolerance on the team's summed mean",
+                                derived="derived from the data, a fifth of the gap from a random team to the best")}
 
 
 def add_parser(commands) -> None:
@@ -111,7 +121,8 @@ def add_parser(commands) -> None:
                         help="with --votes: the rating columns and their rewards, increasing (default: "
                              f"{','.join(f'{c}={v:g}' for c, v in zip(RATINGS, REWARDS, strict=True))})")
     parser.add_argument("--min-answers", type=int, default=None,
-                        help="with --data: drop workers with fewer gold answers (default: 1)")
+                        help="with --data: leave out workers with fewer gold answers (default: "
+                             f"{DEFAULT_MIN_ANSWERS}; a team member with fewer is flagged in the output)")
     parser.add_argument("--prior-answers", metavar="EARLIER.CSV", default=None,
                         help="with --data: the workers' graded answers to an earlier, separate batch of tasks "
                              "(same columns; gold from --prior-gold or a true_label column), counted as real "
@@ -159,6 +170,8 @@ def add_parser(commands) -> None:
     parser.add_argument("--seed", type=int, default=0, help="seed of every random choice (default: 0)")
     parser.add_argument("--no-progress", action="store_true", help="never show a progress bar")
     parser.add_argument("--json", action="store_true", help="print the inputs and the result as JSON")
+    parser.add_argument("--verbose", action="store_true",
+                        help="also print the algorithm's internals (its constants and stopping checks)")
     # After --reward-range: the algorithms' own reward_range parameter becomes --param-reward-range.
     add_algorithm_options(parser, question=QUESTION)
 
@@ -177,7 +190,30 @@ def algorithm_parameters(spec: registry.AlgorithmSpec, args) -> dict:
         # Checked here: the algorithm's own check would name epsilon, the product, not this option.
         per_member = check_real("--epsilon-per-member", args.epsilon_per_member, low=0.0)
         derived["epsilon"] = (args.k * per_member, "--epsilon-per-member")
+    elif getattr(args, "default_epsilon", None) is not None and "epsilon" not in args.algorithm_options.given(args):
+        derived["epsilon"] = (args.default_epsilon, "--epsilon")
     return args.algorithm_options.parameters(spec, args, derived)
+
+
+def question_tolerance(args, spec: registry.AlgorithmSpec, problem, means) -> None:
+    """Set ``args.default_epsilon`` for a team search by ``spec`` on ``means`` (``None`` otherwise).
+
+    The default is :func:`fullbandit.analysis.tolerance.default_epsilon` of ``means`` (under
+    group caps, of the unconstrained best team: a looser tolerance than the capped team's own
+    gap would give, said in that module).
+    """
+    takes = "epsilon" in spec.options and not isinstance(problem, Thresholding)
+    args.default_epsilon = default_epsilon(means, problem.k) if takes else None
+
+
+def described_tolerance(args, problem, parameters: dict, means) -> Tolerance | None:
+    """The epsilon the run used, with its meaning on ``means``; ``None`` when the algorithm takes none."""
+    if "epsilon" not in parameters or isinstance(problem, Thresholding):
+        return None
+    given = "epsilon" in args.algorithm_options.given(args)
+    source = "--epsilon" if given else "--epsilon-per-member" if args.epsilon_per_member is not None else "default"
+    epsilon = None if source == "default" else parameters["epsilon"]
+    return tolerance(means, problem.k, epsilon, source=source, seed=np.random.SeedSequence(args.seed).spawn(3)[2])
 
 
 def decision_problem(spec: registry.AlgorithmSpec, n: int, args, reward_range=ACCURACY_RANGE,
@@ -271,13 +307,6 @@ def grouped_problem(spec: registry.AlgorithmSpec, worker_ids, args, reward_range
     return problem, [labels[g] for g in problem.groups]
 
 
-def members(worker_ids, team, groups) -> str:
-    """``"w1, w2"``, or ``"w1 (fr), w2 (jp)"`` with group labels."""
-    if groups is None:
-        return ", ".join(worker_ids[i] for i in team)
-    return ", ".join(f"{worker_ids[i]} ({groups[i]})" for i in team)
-
-
 def thresholding_algorithms() -> tuple[str, ...]:
     """The registered thresholding algorithms."""
     return tuple(spec.name for spec in registry.specs() if takes_threshold(spec))
@@ -335,6 +364,7 @@ def _run_dataset(args, spec: registry.AlgorithmSpec) -> int:
     args.reward_model = args.reward_model or "bernoulli"
     data = load_dataset(args.dataset)
     problem, groups = grouped_problem(spec, data.worker_ids, args)
+    question_tolerance(args, spec, problem, data.accuracies)
     # Per-arm (semi-bandit) algorithms see each worker's answer; the others only the team's sum.
     result, parameters = _search(args, spec, problem, lambda seed: JointReplay(
         data, feedback=spec.feedback, seed=seed) if args.reward_model == "joint" else team_environment(
@@ -350,8 +380,8 @@ def _run_dataset(args, spec: registry.AlgorithmSpec) -> int:
     task = f"threshold={problem.threshold:g}" if isinstance(problem, Thresholding) else f"k={args.k}"
     print(f"data set      {info.get('paper_name', args.dataset)}: {data.n_workers} workers, "
           f"{data.n_questions} questions; {task}, reward model {args.reward_model}{declared(args)}")
-    print(result.describe())
-    _report_truth(problem, result, data.worker_ids, data.accuracies, groups)
+    print_result(result, problem, Arms(data.worker_ids, data.accuracies, groups=groups), feedback=spec.feedback,
+                 tolerance=described_tolerance(args, problem, parameters, data.accuracies), verbose=args.verbose)
     return 0
 
 
@@ -386,27 +416,6 @@ def declared(args) -> str:
         return ""
     low, high = args.reward_range
     return f", declared reward range [{low:g}, {high:g}]"
-
-
-def _report_truth(problem, result, worker_ids, accuracies, groups, *, arms: str = "workers",
-                  mean: str = "accuracy") -> None:
-    """What the simulation knows: the arms truly above the threshold, or the best team and its summed mean.
-
-    ``arms`` and ``mean`` name the arms and their means in the report (workers and accuracy, or
-    items and reward). Under group caps the best team is the matroid's (greedy under the caps),
-    not the k best.
-    """
-    if isinstance(problem, Thresholding):
-        wrong = "none" if result.answer is None else misclassified(accuracies, result.answer, problem.threshold)
-        print(f"above         {len(problem.best(accuracies))} {arms} truly at or above {problem.threshold:g}; "
-              f"misclassified {wrong} of {len(worker_ids)}")
-        return
-    best = list(problem.best(accuracies))
-    if groups is not None and result.answer is not None:
-        print(f"team groups   {members(worker_ids, result.answer, groups)}")
-    print(f"{'best ' + arms:<13} {members(worker_ids, best, groups)}")
-    team = "none" if result.answer is None else f"{accuracies[list(result.answer)].sum():.4f}"
-    print(f"{'team ' + mean:<13} {team} (best {accuracies[best].sum():.4f})")
 
 
 def matroid_inputs(args) -> dict:
@@ -477,19 +486,43 @@ def parse_ratings(text: str | None) -> tuple[tuple[str, ...], tuple[float, ...]]
     return tuple(columns), tuple(rewards)
 
 
-def load_files(answers: str, gold: str | None, min_answers: int | None, columns: str | None = None) -> CrowdTable:
-    """The user's long-format files as a :class:`CrowdTable`; the loader's warnings go to stderr."""
+def load_files(answers: str, gold: str | None, min_answers: int | None, columns: str | None = None, *,
+               default_min: int = 1) -> CrowdTable:
+    """The user's long-format files as a :class:`CrowdTable`; the loader's warnings go to stderr.
+
+    ``min_answers`` (``--min-answers``) defaults to ``default_min``. A missing column is an
+    error naming ``--columns``, the option that maps other column names.
+    """
     names = parse_columns(columns)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", CrowdDataWarning)
         try:
-            return load_long(answers, gold, min_answers=1 if min_answers is None else min_answers, name=answers,
-                             **names)
+            return load_long(answers, gold, min_answers=default_min if min_answers is None else min_answers,
+                             name=answers, **names)
         except FileNotFoundError as error:
             raise InvalidParameterError(str(error)) from None
+        except InvalidParameterError as error:
+            raise InvalidParameterError(in_command_words(str(error))) from None
         finally:  # the drops explain an error too ("no worker left")
             for warning in caught:
-                print(f"fullbandit: warning: {warning.message}", file=sys.stderr)
+                print(f"fullbandit: warning: {in_command_words(str(warning.message))}", file=sys.stderr)
+
+
+#: The loader's words for its arguments, and the command line's for the options that set them.
+COMMAND_WORDS = {"set the column names with task=, worker=, label=, true_label=":
+                 "name them with --columns, e.g. --columns task=item,worker=annotator,label=vote,true_label=gold",
+                 "min_answers=": "--min-answers ", "lower min_answers": "lower --min-answers"}
+
+
+def in_command_words(message: str) -> str:
+    """A loader's message with its argument names replaced by the options that set them (:data:`COMMAND_WORDS`).
+
+    >>> in_command_words("2 workers with fewer than min_answers=20 gold answers dropped")
+    '2 workers with fewer than --min-answers 20 gold answers dropped'
+    """
+    for said, meant in COMMAND_WORDS.items():
+        message = message.replace(said, meant)
+    return message
 
 
 def _run_files(args, spec: registry.AlgorithmSpec) -> int:
@@ -498,9 +531,10 @@ def _run_files(args, spec: registry.AlgorithmSpec) -> int:
     if args.reward_model not in FILE_REWARD_MODELS:
         raise InvalidParameterError(f"--reward-model {args.reward_model} does not apply to --data; "
                                     f"use {', '.join(FILE_REWARD_MODELS[:-1])} or {FILE_REWARD_MODELS[-1]}")
-    table = load_files(args.data, args.gold, args.min_answers, args.columns)
+    table = load_files(args.data, args.gold, args.min_answers, args.columns, default_min=DEFAULT_MIN_ANSWERS)
     prior = prior_from_files(args, spec, table)
     problem, groups = grouped_problem(spec, table.worker_ids, args)
+    question_tolerance(args, spec, problem, table.accuracies)
     result, parameters = _search(args, spec, problem, lambda seed: JointReplay(
         table, feedback=spec.feedback, seed=seed) if args.reward_model == "joint" else table.environment(
         args.reward_model, feedback=spec.feedback, seed=seed), prior=prior)
@@ -520,8 +554,9 @@ def _run_files(args, spec: registry.AlgorithmSpec) -> int:
     if prior is not None:
         print(f"prior         {args.prior_answers}: {prior.n_observations} earlier graded answers of "
               f"{len(prior.arms)} of these workers, counted before the first pull")
-    print(result.describe())
-    _report_truth(problem, result, table.worker_ids, table.accuracies, groups)
+    print_result(result, problem, Arms(table.worker_ids, table.accuracies, groups=groups), feedback=spec.feedback,
+                 tolerance=described_tolerance(args, problem, parameters, table.accuracies), verbose=args.verbose)
+    print_gold_notes(args, spec, problem, table, result)
     return 0
 
 
@@ -584,6 +619,7 @@ def _run_votes(args, spec: registry.AlgorithmSpec) -> int:
     votes = load_votes_file(args.data, args.columns, args.ratings)
     problem, groups = grouped_problem(spec, votes.ids, args, (float(votes.support.min()), float(votes.support.max())),
                                       "the items' mean ratings")
+    question_tolerance(args, spec, problem, votes.means)
     result, parameters = _search(args, spec, problem, lambda seed: votes.environment(
         args.reward_model, feedback=spec.feedback, seed=seed))
     if args.json:
@@ -599,6 +635,8 @@ def _run_votes(args, spec: registry.AlgorithmSpec) -> int:
     print(f"data          {args.data}: {votes.n_arms} items, {int(votes.votes.sum())} votes on "
           f"{', '.join(f'{c}={v:g}' for c, v in zip(votes.columns, votes.support, strict=True))}; "
           f"reward model {args.reward_model}{declared(args)}")
-    print(result.describe())
-    _report_truth(problem, result, votes.ids, votes.means, groups, arms="items", mean="reward")
+    print_result(result, problem, Arms(votes.ids, votes.means, kind="items", mean="reward", per="reward per trial",
+                                       groups=groups),
+                 feedback=spec.feedback, tolerance=described_tolerance(args, problem, parameters, votes.means),
+                 verbose=args.verbose)
     return 0
