@@ -4,6 +4,9 @@ resting on few gold answers flagged, the graded route said out loud, and one rea
 from __future__ import annotations
 
 import json
+import os
+import threading
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -148,3 +151,25 @@ def test_a_plan_shows_its_progress_named_by_algorithm(capsys):
     planning.plan([0.9, 0.8, 0.5, 0.4], 1, epsilon=0.2, runs=2, algorithms=("phased",), progress=True)
     err = capsys.readouterr().err
     assert "phased" in err and "2/2" in err
+
+
+def test_solve_reads_its_gold_from_a_pipe(tmp_path, capsys):
+    # `--gold <(...)`: bash passes /dev/fd/63, a pipe, which must be read, not refused as "file not found".
+    answers, gold = write_long(tmp_path, WORKERS)
+    pipe = tmp_path / "gold.pipe"
+    os.mkfifo(pipe)
+    text = Path(gold).read_text()
+    writer = threading.Thread(target=lambda: pipe.write_text(text))
+    writer.start()  # blocks until solve opens the pipe for reading
+    try:
+        assert main(["solve", "--data", answers, "--gold", str(pipe), "--k", "3", "--no-progress"]) == 0
+    finally:
+        writer.join()
+    assert labelled(capsys.readouterr().out)["team"] == "ann, bo, cy"
+
+
+def test_the_help_of_replay_says_what_each_source_replays(capsys):
+    with pytest.raises(SystemExit):
+        main(["solve", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--data: each member one of its own graded answers, drawn independently of the others" in text

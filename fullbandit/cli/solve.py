@@ -156,9 +156,11 @@ def add_parser(commands) -> None:
                         help="seconds of wall clock: the simulation then ends with stop reason 'time limit' "
                              "(its answer only the current best guess)")
     parser.add_argument("--reward-model", choices=SOLVE_REWARD_MODELS, default=None,
-                        help="bernoulli: independent workers; replay: real answers, one random question "
-                             "per trial (with --data: each member one of its own answers; with --votes: one recorded "
-                             "vote per member); gaussian: accuracies + N(0, 1) on the sum; joint: real answers, every "
+                        help="bernoulli: independent workers; replay: real answers (an embedded data set: every "
+                             "member's answer to one random question per trial; --data: each member one of its own "
+                             "graded answers, drawn independently of the others; --votes: one recorded vote per "
+                             "member); "
+                             "gaussian: accuracies + N(0, 1) on the sum; joint: real answers, every "
                              "member of a trial answering the same random question, what a live campaign sees (with "
                              "--data, a member who did not answer it gives one of its own answers) (default: "
                              "bernoulli; with --votes: replay, the only one)")
