@@ -58,7 +58,7 @@ def print_result(result: Result, problem, arms: Arms, *, feedback: str, toleranc
     if verbose:
         lines += [_line("checks", f"{result.checks:,} stopping checks"),
                   _line("constants", ", ".join(f"{name}={_short(value)}" for name, value in result.constants.items()))]
-    lines += _truth(result, problem, arms)
+    lines += _truth(result, problem, arms, None if tolerance is None else tolerance.epsilon)
     print("\n".join(lines))
 
 
@@ -106,8 +106,9 @@ def _classification(result: Result, problem: Thresholding, arms: Arms) -> list[s
                                  f"{arms.kind} at or above {problem.threshold:g})")]
 
 
-def _truth(result: Result, problem, arms: Arms) -> list[str]:
-    """What the simulation knows: the arms truly above, or the best team and the gap."""
+def _truth(result: Result, problem, arms: Arms, epsilon: float | None) -> list[str]:
+    """What the simulation knows: the arms truly above, or the best team and the gap (judged against the
+    question's ``epsilon``, when the algorithm took one)."""
     if isinstance(problem, Thresholding):
         above = problem.best(arms.means)
         if result.answer is None:
@@ -123,8 +124,8 @@ def _truth(result: Result, problem, arms: Arms) -> list[str]:
         return lines
     team_sum = float(arms.means[list(result.answer)].sum())
     gap = best_sum - team_sum
-    verdict = "" if result.epsilon is None else (", within epsilon" if gap <= result.epsilon + 1e-12
-                                                   else f", NOT within epsilon {_short(result.epsilon)}")
+    verdict = "" if epsilon is None else (", within epsilon" if gap <= epsilon + 1e-12
+                                            else f", NOT within epsilon {_short(epsilon)}")
     lines.append(_line(f"team {arms.mean}", f"{team_sum:.4f} (best {best_sum:.4f}): {gap:.4g} below the best{verdict}"))
     return lines
 
