@@ -324,7 +324,7 @@ def test_solve_data_errors_name_the_file_and_options_conflict(tmp_path, capsys):
     from fullbandit.cli.main import main
     campaign(tmp_path)
     assert main(["solve", "--data", str(tmp_path / "nowhere.csv"), "--gold", str(tmp_path / "gold.csv")]) == 2
-    assert "answers file not found: " + str(tmp_path / "nowhere.csv") in capsys.readouterr().err
+    assert "--data file not found: " + str(tmp_path / "nowhere.csv") in capsys.readouterr().err
     bad = write(tmp_path / "bad.csv", "task,worker,label\nq1,w1,1\nq1,w1,0\n")
     assert main(["solve", "--data", str(bad), "--gold", str(tmp_path / "gold.csv")]) == 2
     assert f"{bad}: worker 'w1' answered task 'q1' more than once (line 2, line 3" in capsys.readouterr().err

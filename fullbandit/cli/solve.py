@@ -489,11 +489,11 @@ def parse_ratings(text: str | None) -> tuple[tuple[str, ...], tuple[float, ...]]
 
 
 def load_files(answers: str, gold: str | None, min_answers: int | None, columns: str | None = None, *,
-               default_min: int = 1) -> CrowdTable:
+               default_min: int = 1, options: tuple[str, str] = ("--data", "--gold")) -> CrowdTable:
     """The user's long-format files as a :class:`CrowdTable`; the loader's warnings go to stderr.
 
-    ``min_answers`` (``--min-answers``) defaults to ``default_min``. A missing column is an
-    error naming ``--columns``, the option that maps other column names.
+    ``min_answers`` (``--min-answers``) defaults to ``default_min``. Messages name the options:
+    ``options`` (those of the answers and gold files), ``--columns`` for a missing column.
     """
     names = parse_columns(columns)
     with warnings.catch_warnings(record=True) as caught:
@@ -501,13 +501,11 @@ def load_files(answers: str, gold: str | None, min_answers: int | None, columns:
         try:
             return load_long(answers, gold, min_answers=default_min if min_answers is None else min_answers,
                              name=answers, **names)
-        except FileNotFoundError as error:
-            raise InvalidParameterError(str(error)) from None
-        except InvalidParameterError as error:
-            raise InvalidParameterError(in_command_words(str(error))) from None
+        except (FileNotFoundError, InvalidParameterError) as error:
+            raise InvalidParameterError(in_command_words(str(error), options)) from None
         finally:  # the drops explain an error too ("no worker left")
             for warning in caught:
-                print(f"fullbandit: warning: {in_command_words(str(warning.message))}", file=sys.stderr)
+                print(f"fullbandit: warning: {in_command_words(str(warning.message), options)}", file=sys.stderr)
 
 
 #: The loader's words for its arguments, and the command line's for the options that set them.
@@ -516,13 +514,18 @@ COMMAND_WORDS = {"set the column names with task=, worker=, label=, true_label="
                  "min_answers=": "--min-answers ", "lower min_answers": "lower --min-answers"}
 
 
-def in_command_words(message: str) -> str:
-    """A loader's message with its argument names replaced by the options that set them (:data:`COMMAND_WORDS`).
+def in_command_words(message: str, files: tuple[str, str] = ("--data", "--gold")) -> str:
+    """A loader's message with its argument names replaced by the options that set them (:data:`COMMAND_WORDS`;
+    ``files``: the options of the answers and the gold files).
 
     >>> in_command_words("2 workers with fewer than min_answers=20 gold answers dropped")
     '2 workers with fewer than --min-answers 20 gold answers dropped'
+    >>> in_command_words("gold file not found: g.csv", ("--prior-answers", "--prior-gold"))
+    '--prior-gold file not found: g.csv'
     """
-    for said, meant in COMMAND_WORDS.items():
+    words = {**COMMAND_WORDS, "answers file not found": f"{files[0]} file not found",
+             "gold file not found": f"{files[1]} file not found"}
+    for said, meant in words.items():
         message = message.replace(said, meant)
     return message
 
@@ -584,7 +587,7 @@ def graded_prior(answers: str, gold: str | None, workers, whose: str, *, columns
     Refused when it shares a task with ``campaign_tasks`` (its answers would count twice) or
     names none of ``workers``; ``whose`` names the campaign's workers in that message.
     """
-    earlier = load_files(answers, gold, None, columns)
+    earlier = load_files(answers, gold, None, columns, options=("--prior-answers", "--prior-gold"))
     shared = sorted(set(earlier.task_ids) & set(campaign_tasks))
     if shared:
         raise InvalidParameterError(
