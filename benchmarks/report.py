@@ -71,7 +71,8 @@ def _attested(record_path: Path) -> str:
     if not attestations:
         return ""
     last = attestations[-1]
-    commit = (last["by"].get("fullbandit_commit") or "unknown")[:12]
+    commit = last["by"].get("fullbandit_commit") or "unknown"
+    commit = commit[:12] + ("-dirty" if "-dirty." in commit else "")
     return (f"; their first replicate of every grid point rerun with equal rows by commit {commit} on "
             f"{last['at'][:10]}, `fullbandit bench {record_path.name.removesuffix('.code.json')} --attest`")
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from functools import partial
 
+import pandas as pd
 import pytest
 from experiment_factories import saqm, two_level_instance
 
@@ -81,3 +82,18 @@ def test_bench_attest_needs_committed_runs_and_takes_no_run_options(tmp_path, ca
     assert "kuroki-table2.csv does not exist" in capsys.readouterr().err
     assert main(["bench", "kuroki-table2", "--attest", "--fresh", "--out", str(tmp_path)]) == 2
     assert "not with --fresh" in capsys.readouterr().err
+
+
+def test_a_suite_run_in_batches_is_rebuilt_with_the_runs_of_one_grid_point():
+    # A batch is named by its index only ("split"): grids of 1 and of 1,000 runs have the same cells, and only
+    # the committed rows say which one made them (2 batches of 500 runs here). Rebuilt with 1 run, every
+    # compared row would differ.
+    from fullbandit.experiments.attest import _runs
+
+    def batched_grid(runs: int) -> Grid:
+        return Grid({"saqm": Factory(saqm)}, {"two-level": Factory(two_level_instance, {"split": [0, 1]})}, seeds=1)
+
+    suite = Suite("batched", "a test suite", batched_grid, lambda frame, path: None, 3)
+    keys = [cell.key for cell in batched_grid(1).cells()]
+    committed = pd.DataFrame({"key": keys, "seed": [0, 0], "split": [0, 1], "runs": [500, 500]})
+    assert _runs(suite, committed, {}) == 1000

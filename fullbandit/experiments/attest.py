@@ -128,12 +128,17 @@ def attest(suite: Suite, results, record_path, *, backend: str = "sequential", j
 
 
 def _runs(suite: Suite, committed: pd.DataFrame, record: dict) -> int:
-    """The ``runs`` the committed rows were made with: the one whose grid has exactly their cells."""
+    """The ``runs`` the committed rows were made with: the one whose grid has exactly their cells.
+
+    A suite that runs its seeds in batches (a ``runs`` and a ``split`` column) names a batch
+    by its index only, so a grid of fewer runs can have the same cells: its count is read
+    from the rows first (the runs of one grid point), before the record's and the others.
+    """
     keys = set(committed["key"])
     candidates = [record.get("runs"), committed["seed"].nunique(), suite.default_runs]
     if "runs" in committed.columns and "split" in committed.columns:  # batches: the runs of one grid point
         points = len(committed) // committed["split"].nunique()
-        candidates.append(int(committed["runs"].sum()) // max(points, 1))
+        candidates.insert(0, int(committed["runs"].sum()) // max(points, 1))
     for runs in dict.fromkeys(int(c) for c in candidates if c):
         if {cell.key for cell in suite.build(runs).cells()} == keys:
             return runs
