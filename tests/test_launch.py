@@ -152,7 +152,10 @@ def child(tmp_path_factory):
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(folder / "site"), str(ROOT)]),
                "FB_PACKAGE": str(ROOT / "fullbandit") + os.sep, "FB_TRY_LINE": str(_try_line()),
                "FB_SIGINT_AT": str(at), "FB_MOMENTS": str(folder / "moments"), "FB_ALL_FRAMES": str(int(all_frames))}
-        preexec = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if ignore_sigint else None
+        # The child's SIGINT as a terminal's foreground command has it, whatever this process inherited (a test
+        # run started in the background, `cmd &`, has SIGINT ignored, and an ignored SIGINT stays ignored).
+        disposition = signal.SIG_IGN if ignore_sigint else signal.SIG_DFL
+        preexec = lambda: signal.signal(signal.SIGINT, disposition)  # noqa: E731 - one use, in the child
         done = subprocess.run([*command, *argv], capture_output=True, text=True, env=env, timeout=300,
                               preexec_fn=preexec)
         if at == "census":

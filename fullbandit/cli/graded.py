@@ -6,8 +6,7 @@ Two things a practitioner must hear before acting on a full-bandit answer:
   its guarantee is about the replayed table, not the workers: a member graded on three
   answers is "certified" on those three. The output gives the fewest gold answers any
   member rests on, with that member's 95% Wilson interval, and flags members below
-  :data:`fullbandit.cli.solve.DEFAULT_MIN_ANSWERS` (reachable only by lowering
-  ``--min-answers``).
+  ``fullbandit solve``'s default ``--min-answers`` (reachable only by lowering it).
 * **The cheaper route.** Full-bandit feedback is for answers that cannot be graded one by
   one. With gold per answer, the data's graded answers already rank the workers: their
   number is printed beside the answers the full-bandit run consumed, with the command of a
@@ -31,13 +30,12 @@ __all__ = ["PER_ARM_ALTERNATIVE", "print_gold_notes"]
 PER_ARM_ALTERNATIVE = "clucb-pac"
 
 
-def print_gold_notes(args, spec: registry.AlgorithmSpec, problem, table, result) -> None:
-    """Print the members' gold support and, for a full-bandit team search, the graded route's cost."""
-    from fullbandit.cli.solve import DEFAULT_MIN_ANSWERS
-
+def print_gold_notes(args, spec: registry.AlgorithmSpec, problem, table, result, *, least: int) -> None:
+    """Print the members' gold support (flagging those below ``least`` answers) and, for a full-bandit team
+    search, the graded route's cost."""
     if result.answer is None or isinstance(problem, Thresholding):
         return
-    lines = _support(table, result.answer, DEFAULT_MIN_ANSWERS)
+    lines = _support(table, result.answer, least)
     if spec.feedback == "full":
         lines += _graded_route(args, problem, table, result)
     print("\n".join(lines))

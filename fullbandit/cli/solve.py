@@ -561,7 +561,7 @@ def _run_files(args, spec: registry.AlgorithmSpec) -> int:
               f"{len(prior.arms)} of these workers, counted before the first pull")
     print_result(result, problem, Arms(table.worker_ids, table.accuracies, groups=groups), feedback=spec.feedback,
                  tolerance=described_tolerance(args, problem, parameters, table.accuracies), verbose=args.verbose)
-    print_gold_notes(args, spec, problem, table, result)
+    print_gold_notes(args, spec, problem, table, result, least=DEFAULT_MIN_ANSWERS)
     return 0
 
 
