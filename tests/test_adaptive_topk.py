@@ -57,6 +57,7 @@ def brute_force_hardness(means: list[float], k: int, epsilon: float) -> tuple[in
     return t, total
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(data=st.data())
 def test_hardness_matches_brute_force(data):

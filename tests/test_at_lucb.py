@@ -264,6 +264,7 @@ def _streams(rng, runs, n, length, means, sigma):
     return means[None, :, None] + sigma * rng.standard_normal((runs, n, length))
 
 
+@pytest.mark.slow
 def test_ask_tell_simulate_and_the_scalar_rule_agree():
     rng = np.random.default_rng(2)
     n, m, runs, budget, sigma = 5, 2, 4, 400, 0.3

@@ -54,6 +54,7 @@ class CountingAsks:
         algorithm.ask, algorithm.ask_blocks = counted, counted_blocks
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["icb", "saqm", "safoa", "swap", "phased"])
 def test_a_static_design_hands_out_its_pulls_between_two_checks_at_once(name):
     algorithm = fb.registry.build(name, fb.TopK(6, 2), epsilon=0.05, seed=1)

@@ -96,6 +96,7 @@ def at_least(bound_value, opt):
 
 # --- every cheap bound is an upper bound --------------------------------------------------------
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(instances())
 def test_cheap_bounds_are_upper_bounds_dense_and_sparse(instance):
@@ -312,6 +313,7 @@ def test_sdp_bound_is_an_upper_bound_and_below_edge_and_spectral(instance):
     assert value <= spectral_bound(W, k) + slack
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("solver", ["CLARABEL", "SCS"])
 def test_sdp_bound_with_each_solver(solver):
     rng = np.random.default_rng(2)

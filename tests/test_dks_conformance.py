@@ -67,6 +67,7 @@ def check_answer(result: DenseSubgraph, chosen: list[int], W, k: int, method: st
 
 # --- every answer: k distinct vertices, their weight, at least the proven ratio, deterministic --
 
+@pytest.mark.slow
 @pytest.mark.parametrize("entry", ENTRIES)
 @pytest.mark.parametrize("method", METHODS)
 @settings(max_examples=15, deadline=None)

@@ -265,6 +265,7 @@ def test_pairwise_sum_adds_in_numpy_order():
         assert compiled._pairwise_sum(values, 0, size) == values.sum()
 
 
+@pytest.mark.slow
 def test_the_front_end_switches_to_the_kernel_on_large_matrices_with_the_same_answer(monkeypatch):
     rng = np.random.default_rng(11)
     W = random_sparse(rng, 400, 2000, "integer")

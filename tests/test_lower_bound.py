@@ -61,6 +61,7 @@ def test_two_arms_closed_form(method):
     assert result.T_star <= expected * (1 + 1e-9)
 
 
+@pytest.mark.slow
 def test_best_arm_three_arms_matches_grid():
     # k = 1: measurements are e_i, T = min_l max_j 2 sigma^2 (1/l_0 + 1/l_j) / Delta_j^2.
     theta, sigma = np.array([1.0, 0.7, 0.2]), 1.3
@@ -183,6 +184,7 @@ def test_epsilon_with_one_correct_answer_uses_delta_plus_epsilon():
     assert result.T_star < lower_bound(TopK(5, 2), theta, sigma).T_star  # easier than exact identification
 
 
+@pytest.mark.slow
 def test_scaling_laws():
     rng = np.random.default_rng(5)
     theta = random_theta(rng, 5)

@@ -13,6 +13,7 @@ from fullbandit.analysis.metrics import aggregate_regret, failure_rate, precisio
 from fullbandit.util.validation import InvalidParameterError
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.sampled_from([0, 1, 5, 5, 7, 10]), min_size=2, max_size=7), st.data())
 def test_regret_and_precision_against_brute_force(means, data):

@@ -104,6 +104,7 @@ def naive_brute_force(Q, k):
 
 # --- Algorithm 1 and Theorem 1 -------------------------------------------------------------
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(qp_instances())
 def test_approximate_qp_reaches_theorem1_ratio(instance):
@@ -136,6 +137,7 @@ def test_approximate_qp_reaches_theorem1_ratio(instance):
         assert solution.value == pytest.approx(opt, rel=1e-12)  # exact for k = 1
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(qp_instances())
 def test_certified_bounds_dominate_brute_force_optimum(instance):
@@ -249,6 +251,7 @@ def test_brute_force_matches_naive_loop(instance):
         assert subset == ref_subset  # unique maximiser
 
 
+@pytest.mark.slow
 def test_brute_force_many_chunks():
     # C(20, 6) = 38760 subsets: several chunks of the enumeration
     rng = np.random.default_rng(8)

@@ -58,8 +58,8 @@ def _problem(spec: AlgorithmSpec | None = None) -> TopK | Thresholding:
 
 def _parameters(spec: AlgorithmSpec, **overrides) -> dict:
     """Small, fast settings for the parameters the algorithm has."""
-    # A fixed-budget algorithm runs to its budget: 500 samples (about 80 per arm) keep the checks quick.
-    budget = {"budget": 500} if spec.setting == "fixed-budget" else {}
+    # A fixed-budget algorithm runs to its budget: 300 samples (50 per arm) keep the checks quick.
+    budget = {"budget": 300} if spec.setting == "fixed-budget" else {}
     wanted = {"epsilon": EPSILON, "seed": 7, "noise_scale": SIGMA, "support": "random", **budget, **overrides}
     return {name: value for name, value in wanted.items() if name in spec.options}
 
