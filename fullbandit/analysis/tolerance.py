@@ -38,7 +38,8 @@ import numpy as np
 
 from fullbandit.util.validation import InvalidParameterError, check_int, check_real
 
-__all__ = ["FLOOR_PER_MEMBER", "GAP_SHARE", "RANDOM_TEAMS", "Tolerance", "default_epsilon", "tolerance"]
+__all__ = ["FLOOR_PER_MEMBER", "GAP_SHARE", "RANDOM_TEAMS", "Tolerance", "default_epsilon", "random_teams_seed",
+           "tolerance"]
 
 #: The default epsilon's share of the gap between a random team's expected summed mean and the best team's.
 GAP_SHARE = 0.2
@@ -125,6 +126,15 @@ def tolerance(means, k: int, epsilon: float | None = None, *, source: str = "def
     epsilon = check_real("epsilon", epsilon, low=0.0)
     best = float(np.sort(values)[::-1][:k].sum())
     return Tolerance(epsilon, k, best, k * float(values.mean()), _within(values, k, best - epsilon, seed), source)
+
+
+def random_teams_seed(seed: int) -> np.random.SeedSequence:
+    """The random teams' seed of a command run with ``--seed seed``: the third child of its seed sequence.
+
+    The first two seed the environment and the algorithm (``fullbandit solve``), so describing
+    an epsilon draws nothing from the run's own streams.
+    """
+    return np.random.SeedSequence(seed).spawn(3)[2]
 
 
 def _within(values: np.ndarray, k: int, floor: float, seed) -> float:

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.stats import binomtest
 
+from fullbandit.cli.layout import line
 from fullbandit.core import registry
 from fullbandit.problems.classes import Thresholding
 
@@ -47,13 +48,13 @@ def _support(table, team, least: int) -> list[str]:
     n, correct = int(table.n_answered[weakest]), int(table.n_correct[weakest])
     low, high = binomtest(correct, n).proportion_ci(0.95, method="wilson")
     name = table.worker_ids[weakest]
-    lines = [f"{'gold answers':<13} the team's members rest on {int(counts.min())}-{int(counts.max())} gold answers "
-             f"each; the least known, {name}, has accuracy {correct / n:.2f} (95% interval {low:.2f}-{high:.2f})"]
+    lines = [line("gold answers", f"the team's members rest on {int(counts.min())}-{int(counts.max())} gold answers "
+                  f"each; the least known, {name}, has accuracy {correct / n:.2f} (95% interval {low:.2f}-{high:.2f})")]
     few = [int(member) for member in team if table.n_answered[member] < least]
     if few:
         listed = ", ".join(f"{table.worker_ids[m]} ({int(table.n_answered[m])})" for m in few)
-        lines.append(f"{'caution':<13} {len(few)} team member(s) rest on fewer than {least} gold answers: {listed}. "
-                     "The guarantee is about their replayed answers, not about these workers")
+        lines.append(line("caution", f"{len(few)} team member(s) rest on fewer than {least} gold answers: {listed}. "
+                          "The guarantee is about their replayed answers, not about these workers"))
     return lines
 
 
@@ -62,8 +63,8 @@ def _graded_route(args, problem, table, result) -> list[str]:
     spent = result.pulls * problem.k
     command = " ".join(["fullbandit solve --data", args.data, *(["--gold", args.gold] if args.gold else []),
                         *(["--columns", args.columns] if args.columns else [])])
-    return [f"{'graded':<13} the data's {graded:,} graded answers already rank the workers (the simulation's truth "
-            f"is that ranking): {spent / graded:,.0f}x fewer answers than this run's {spent:,}",
-            f"{'per-arm':<13} full-bandit feedback is for answers that cannot be graded one by one; if they can, a "
-            f"certified per-arm algorithm needs no team trials: `{command} --algorithm {PER_ARM_ALTERNATIVE}`, or "
-            f"`fullbandit plan --data ...` to compare the costs"]
+    return [line("graded", f"the data's {graded:,} graded answers already rank the workers (the simulation's truth "
+                           f"is that ranking): {spent / graded:,.0f}x fewer answers than this run's {spent:,}"),
+            line("per-arm", "full-bandit feedback is for answers that cannot be graded one by one; if they can, a "
+                            f"certified per-arm algorithm needs no team trials: `{command} --algorithm "
+                            f"{PER_ARM_ALTERNATIVE}`, or `fullbandit plan --data ...` to compare the costs")]

@@ -19,7 +19,7 @@ from fullbandit.analysis.tolerance import Tolerance
 from fullbandit.core.result import BUDGET_EXHAUSTED, STOPPING_RULE, TIME_LIMIT, Result
 from fullbandit.problems.classes import Thresholding
 
-__all__ = ["Arms", "print_result"]
+__all__ = ["Arms", "line", "print_result"]
 
 WIDTH = 14  # the label column
 
@@ -45,24 +45,25 @@ class Arms:
 def print_result(result: Result, problem, arms: Arms, *, feedback: str, tolerance: Tolerance | None = None,
                  verbose: bool = False) -> None:
     """Print ``result`` of a search on ``problem`` (top-k, group caps or thresholding) for a reader."""
-    lines = [_line("algorithm", f"{result.algorithm} ({_guarantee(result)})")]
+    lines = [line("algorithm", f"{result.algorithm} ({_guarantee(result)})")]
     if tolerance is not None:
         lines.append(tolerance.describe(arms.per))
     if isinstance(problem, Thresholding):
         lines += _classification(result, problem, arms)
     else:
-        lines.append(_line("team", "none yet (the pulls so far do not identify the means)" if result.answer is None
+        lines.append(line("team", "none yet (the pulls so far do not identify the means)" if result.answer is None
                            else arms.of(result.answer)))
-    lines += [_line("cost", _cost(result, feedback, problem)), _line("stop reason", _stop(result)),
-              _line("time", f"{result.wall_time:.2f} s")]
+    lines += [line("cost", _cost(result, feedback, problem)), line("stop reason", _stop(result)),
+              line("time", f"{result.wall_time:.2f} s")]
     if verbose:
-        lines += [_line("checks", f"{result.checks:,} stopping checks"),
-                  _line("constants", ", ".join(f"{name}={_short(value)}" for name, value in result.constants.items()))]
+        lines += [line("checks", f"{result.checks:,} stopping checks"),
+                  line("constants", ", ".join(f"{name}={_short(value)}" for name, value in result.constants.items()))]
     lines += _truth(result, problem, arms, None if tolerance is None else tolerance.epsilon)
     print("\n".join(lines))
 
 
-def _line(label: str, text: str) -> str:
+def line(label: str, text: str) -> str:
+    """``text`` under ``label`` in the label column every line of ``fullbandit solve`` shares."""
     return f"{label:<{WIDTH - 1}} {text}"
 
 
@@ -101,8 +102,8 @@ def _stop(result: Result) -> str:
 
 def _classification(result: Result, problem: Thresholding, arms: Arms) -> list[str]:
     if result.answer is None:
-        return [_line("at or above", "none yet (the pulls so far classify no arm)")]
-    return [_line("at or above", f"{arms.of(result.answer) or 'none'} ({len(result.answer)} of {len(arms.names)} "
+        return [line("at or above", "none yet (the pulls so far classify no arm)")]
+    return [line("at or above", f"{arms.of(result.answer) or 'none'} ({len(result.answer)} of {len(arms.names)} "
                                  f"{arms.kind} at or above {problem.threshold:g})")]
 
 
@@ -112,21 +113,21 @@ def _truth(result: Result, problem, arms: Arms, epsilon: float | None) -> list[s
     if isinstance(problem, Thresholding):
         above = problem.best(arms.means)
         if result.answer is None:
-            return [_line("truly above", f"{len(above)} {arms.kind}")]
+            return [line("truly above", f"{len(above)} {arms.kind}")]
         wrong = misclassified(arms.means, result.answer, problem.threshold)
         names = sorted(set(above) ^ set(result.answer))
         detail = f": {', '.join(arms.names[i] for i in names)}" if names else ""
-        return [_line("truly above", f"{len(above)} {arms.kind}; misclassified {wrong} of {len(arms.names)}{detail}")]
+        return [line("truly above", f"{len(above)} {arms.kind}; misclassified {wrong} of {len(arms.names)}{detail}")]
     best = list(problem.best(arms.means))
     best_sum = float(arms.means[best].sum())
-    lines = [_line("best team", f"{arms.of(best)} (the simulation's truth)")]
+    lines = [line("best team", f"{arms.of(best)} (the simulation's truth)")]
     if result.answer is None:
         return lines
     team_sum = float(arms.means[list(result.answer)].sum())
     gap = best_sum - team_sum
     verdict = "" if epsilon is None else (", within epsilon" if gap <= epsilon + 1e-12
                                             else f", NOT within epsilon {_short(epsilon)}")
-    lines.append(_line(f"team {arms.mean}", f"{team_sum:.4f} (best {best_sum:.4f}): {gap:.4g} below the best{verdict}"))
+    lines.append(line(f"team {arms.mean}", f"{team_sum:.4f} (best {best_sum:.4f}): {gap:.4g} below the best{verdict}"))
     return lines
 
 

@@ -25,10 +25,8 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
-
 from fullbandit.analysis import planning
-from fullbandit.analysis.tolerance import Tolerance, tolerance
+from fullbandit.analysis.tolerance import Tolerance, random_teams_seed, tolerance
 from fullbandit.cli.options import add_algorithm_options
 from fullbandit.cli.solve import DEFAULT_MIN_ANSWERS, load_files
 from fullbandit.core import registry
@@ -137,19 +135,26 @@ def prior(args) -> tuple[str, object]:
     return f"--dataset {name}", data if joint else data.accuracies.tolist()
 
 
-def epsilon(args, accuracies) -> Tolerance:
-    """``--epsilon``, or ``k`` times ``--epsilon-per-member`` (not both), or the default derived from ``accuracies``."""
+def check_tolerance_options(args) -> None:
+    """Refuse ``--epsilon`` with ``--epsilon-per-member``, or either below 0 (before any data is read)."""
     if args.epsilon is not None and args.epsilon_per_member is not None:
         raise InvalidParameterError("--epsilon and --epsilon-per-member are mutually exclusive: "
                                     "--epsilon is on the team's sum, --epsilon-per-member E means epsilon = k E")
+    for option, value in (("--epsilon", args.epsilon), ("--epsilon-per-member", args.epsilon_per_member)):
+        if value is not None:
+            check_real(option, value, low=0.0)
+
+
+def epsilon(args, accuracies) -> Tolerance:
+    """``--epsilon``, or ``k`` times ``--epsilon-per-member``, or the default derived from ``accuracies``
+    (the options checked by :func:`check_tolerance_options`)."""
     if args.epsilon is not None:
-        given, source = check_real("--epsilon", args.epsilon, low=0.0), "--epsilon"
+        given, source = args.epsilon, "--epsilon"
     elif args.epsilon_per_member is not None:
-        given, source = args.k * check_real("--epsilon-per-member", args.epsilon_per_member, low=0.0), \
-            "--epsilon-per-member"
+        given, source = args.k * args.epsilon_per_member, "--epsilon-per-member"
     else:
         given, source = None, "default"
-    return tolerance(accuracies, args.k, given, source=source, seed=np.random.SeedSequence(args.seed).spawn(3)[2])
+    return tolerance(accuracies, args.k, given, source=source, seed=random_teams_seed(args.seed))
 
 
 def planned_name(name: str, given: str, allowed: tuple[str, ...]) -> str:
@@ -165,8 +170,7 @@ def planned_name(name: str, given: str, allowed: tuple[str, ...]) -> str:
 
 def run(args) -> int:
     """Carry out ``fullbandit plan`` with the parsed ``args``; return the exit status."""
-    if args.epsilon is not None:  # refused before any data is read
-        check_real("--epsilon", args.epsilon, low=0.0)
+    check_tolerance_options(args)
     source, accuracies = prior(args)
     if args.k < 1:
         raise InvalidParameterError(f"--k must be an integer >= 1, got {args.k}")

@@ -53,7 +53,7 @@ import warnings
 import numpy as np
 
 from fullbandit.analysis.planning import check_declared_range, declared_setup
-from fullbandit.analysis.tolerance import Tolerance, default_epsilon, tolerance
+from fullbandit.analysis.tolerance import Tolerance, default_epsilon, random_teams_seed, tolerance
 from fullbandit.cli.graded import print_gold_notes
 from fullbandit.cli.layout import Arms, print_result
 from fullbandit.cli.options import Question, add_algorithm_options, algorithm_name
@@ -200,9 +200,9 @@ def algorithm_parameters(spec: registry.AlgorithmSpec, args) -> dict:
 def question_tolerance(args, spec: registry.AlgorithmSpec, problem, means) -> None:
     """Set ``args.default_epsilon`` for a team search by ``spec`` on ``means`` (``None`` otherwise).
 
-    The default is :func:`fullbandit.analysis.tolerance.default_epsilon` of ``means`` (under
-    group caps, of the unconstrained best team: a looser tolerance than the capped team's own
-    gap would give, said in that module).
+    The default is :func:`fullbandit.analysis.tolerance.default_epsilon` of ``means``. Under
+    group caps it is taken on the unconstrained best team (a choice made here: that team is at
+    least as good as the capped one, so the tolerance is at least as loose as the capped gap's).
     """
     takes = "epsilon" in spec.options and not isinstance(problem, Thresholding)
     args.default_epsilon = default_epsilon(means, problem.k) if takes else None
@@ -215,7 +215,7 @@ def described_tolerance(args, problem, parameters: dict, means) -> Tolerance | N
     given = "epsilon" in args.algorithm_options.given(args)
     source = "--epsilon" if given else "--epsilon-per-member" if args.epsilon_per_member is not None else "default"
     epsilon = None if source == "default" else parameters["epsilon"]
-    return tolerance(means, problem.k, epsilon, source=source, seed=np.random.SeedSequence(args.seed).spawn(3)[2])
+    return tolerance(means, problem.k, epsilon, source=source, seed=random_teams_seed(args.seed))
 
 
 def decision_problem(spec: registry.AlgorithmSpec, n: int, args, reward_range=ACCURACY_RANGE,
