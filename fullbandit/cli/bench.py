@@ -50,6 +50,9 @@ def add_parser(commands) -> None:
                              "OUT/NAME.csv with this code and, if every row is equal (but for wall time and "
                              "provenance), bring NAME.code.json up to this code, recording the attestation; "
                              "otherwise exit 1 naming the rows that differ (rerun the suite with --fresh)")
+    parser.add_argument("--redraw", action="store_true",
+                        help="instead of running the suite: draw OUT/NAME.png and OUT/NAME.svg again from the runs "
+                             "in OUT/NAME.csv (nothing is run; the CSV and the code record are left as they are)")
     reuse = parser.add_mutually_exclusive_group()
     reuse.add_argument("--fresh", action="store_true",
                        help="start OUT/NAME.csv anew: delete the runs it holds and make every run")
@@ -163,8 +166,12 @@ def run(args) -> int:
     jobs = 1 if args.jobs is None else check_int("jobs", args.jobs, low=1)
     backend = "dask" if args.scheduler else ("processes" if jobs > 1 else "sequential")
     out = output_folder(args.out, (f"{suite.name}.csv", f"{suite.name}.png", f"{suite.name}.code.json"))
+    if args.attest and args.redraw:
+        raise InvalidParameterError("--attest reruns runs and --redraw only draws them: give one of them")
     if args.attest:
         return _attest(suite, out, args, backend, jobs)
+    if args.redraw:
+        return _redraw(suite, out, args)
     frame = run_grid(suite.build(runs), backend=backend, jobs=None if args.scheduler else jobs,
                      scheduler=args.scheduler or None, out=out / f"{suite.name}.csv", fresh=args.fresh,
                      mix_versions=args.mix_versions, progress=False if args.no_progress else None)
@@ -176,6 +183,22 @@ def run(args) -> int:
     print(f"wrote {out / (suite.name + '.csv')}, {out / (suite.name + '.png')} and its code record "
           f"{suite.name}.code.json ({backend} backend; "
           f"runs of {code})")
+    return 0
+
+
+def _redraw(suite, out: Path, args) -> int:
+    """``--redraw``: the figure of the runs in ``OUT/NAME.csv``, drawn by today's figure code."""
+    from fullbandit.experiments.store import read_results
+
+    if args.fresh or args.mix_versions or args.runs is not None:
+        raise InvalidParameterError("--redraw draws the runs OUT/NAME.csv holds: not with --fresh, --mix-versions "
+                                    "or --runs")
+    results = out / f"{suite.name}.csv"
+    if not results.is_file():
+        raise InvalidParameterError(f"--redraw: {results} does not exist; run `fullbandit bench {suite.name} "
+                                    f"--out {args.out}` first")
+    suite.draw(read_results(results), out / f"{suite.name}.png")
+    print(f"drew {out / (suite.name + '.png')} and {out / (suite.name + '.svg')} from {results}")
     return 0
 
 

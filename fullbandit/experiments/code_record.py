@@ -8,7 +8,10 @@ which imports its module at run time). The machinery that runs a grid and stores
 (:data:`RUNNING`), the front ends and the package front doors that only re-export names
 (:data:`FRONT_DOORS`) are left out: they decide where and in which order cells run, never what a
 cell computes (every cell is seeded from its own description,
-:mod:`fullbandit.experiments.grid`).
+:mod:`fullbandit.experiments.grid`). So are the modules that only draw and summarise the rows
+(:data:`PRESENTATION`: the shared plotting helpers, the suite declaration, the figure
+modules): a figure can be redrawn in a new style without making its results stale. A record
+written when one of them still counted is read without it.
 
 Each module's digest is taken over its syntax tree with docstrings removed (``ast.dump``, which
 also ignores comments, blank lines and layout), so editing documentation leaves results
@@ -41,6 +44,9 @@ RUNNING = ("fullbandit.experiments.runner", "fullbandit.experiments.backends", "
            "fullbandit.experiments.resume", "fullbandit.experiments.provenance",
            "fullbandit.experiments.interrupts", "fullbandit.experiments.code_record", "fullbandit.experiments.attest",
            "fullbandit.experiments.suites", "fullbandit.cli", "fullbandit.sessions")
+#: Modules that draw or summarise rows, never compute one (a package: every module under it).
+PRESENTATION = ("fullbandit.experiments.plots", "fullbandit.experiments.suite", "fullbandit.experiments.figures",
+                "fullbandit.util.png")
 #: Package front doors that only re-export names (left out like the machinery: listing a new name in one
 #: changes no result).
 FRONT_DOORS = ("fullbandit", "fullbandit.experiments")
@@ -61,7 +67,7 @@ def code_record(suite: Suite) -> dict:
 def stale_modules(record: dict, suite: Suite) -> list[str]:
     """The modules whose code differs from ``record`` (a :func:`code_record` written with results),
     with those the suite depends on now but ``record`` does not name (and the reverse), sorted."""
-    then = dict(record.get("modules", {}))
+    then = {name: digest for name, digest in record.get("modules", {}).items() if not _left_out(name)}
     now = code_record(suite)["modules"]
     return sorted(name for name in set(then) | set(now) if then.get(name) != now.get(name))
 
@@ -122,7 +128,7 @@ def _closure(root: str) -> set[str]:
     pending = [root]
     while pending:
         name = pending.pop()
-        if name in found or name in FRONT_DOORS or _running(name) or _source(name) is None:
+        if name in found or name in FRONT_DOORS or _left_out(name) or _source(name) is None:
             continue
         found.add(name)
         pending.extend(_imports(name))
@@ -131,8 +137,9 @@ def _closure(root: str) -> set[str]:
     return found
 
 
-def _running(name: str) -> bool:
-    return any(name == module or name.startswith(module + ".") for module in RUNNING)
+def _left_out(name: str) -> bool:
+    """Whether module ``name`` runs grids or presents their rows (:data:`RUNNING`, :data:`PRESENTATION`)."""
+    return any(name == module or name.startswith(module + ".") for module in (*RUNNING, *PRESENTATION))
 
 
 @functools.cache
@@ -178,4 +185,4 @@ def _builtin_algorithm_modules() -> list[str]:
     return sorted({reference.partition(":")[0] for reference in BUILTIN_ENTRIES.values()})
 
 
-__all__ = ["RUNNING", "code_record", "module_digest", "source_digest", "stale_modules", "suite_modules"]
+__all__ = ["PRESENTATION", "RUNNING", "code_record", "module_digest", "source_digest", "stale_modules", "suite_modules"]

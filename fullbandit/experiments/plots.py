@@ -1,13 +1,97 @@
-"""The figures the papers use, drawn from a runner's tidy DataFrame (matplotlib, no state)."""
+"""The figures the papers use, drawn from a runner's tidy DataFrame (matplotlib, no state).
+
+Every figure draws an algorithm in the same colour (:func:`colours_for`, from
+:data:`ALGORITHM_COLOURS`), puts its legend beside the data rather than over it, and
+:func:`save_figure` writes a vector copy (SVG) beside the PNG.
+"""
 
 from __future__ import annotations
 
 import math
+import re
+from collections.abc import Iterable
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from fullbandit.util.validation import InvalidParameterError
+
+#: One colour per algorithm in every figure, by :func:`algorithm_key`. Variants of one algorithm
+#: (NSAR's p, APT's precision, UCBE's a) get distinct hues, not shades, so they stay apart in print.
+ALGORITHM_COLOURS = {
+    # full-bandit feedback (Kuroki et al. 2020 and this toolkit's additions)
+    "saqm": "#1f77b4", "saqm theorem1": "#aec7e8", "saqm ratio one": "#6b6ecf",
+    "safoa": "#ff7f0e", "safoa-heuristic": "#ffbb78",
+    "icb": "#2ca02c", "icb[stitched, swap-optimal]": "#98df8a", "icb super-arm union": "#637939",
+    "exhaustive": "#7f7f7f", "phased": "#9467bd", "swap": "#d62728",
+    # per-arm feedback, top-k
+    "uniform": "#000000", "sar": "#8c564b", "lucb": "#e377c2", "clucb-pac": "#17becf", "adaptivetopk": "#bcbd22",
+    "optmai": "#393b79", "optmai beta=0.9": "#9c9ede", "at-lucb": "#3182bd",
+    "nsar p=0.7": "#31a354", "nsar p=0.85": "#756bb1", "nsar p=1.1": "#e6550d", "nsar p=1.2": "#bd9e39",
+    "nsar p=1.3": "#ad494a",
+    # per-arm feedback, thresholding (Tao et al.)
+    "apt(0)": "#1b9e77", "apt(.025)": "#d95f02", "apt(.05)": "#7570b3", "apt(.1)": "#e7298a", "lsa": "#66a61e",
+    "ucbe(-1)": "#e6ab02", "ucbe(0)": "#a6761d", "ucbe(4)": "#666666", "opt-kg(1,1)": "#e41a1c",
+    "opt-kg(.5,.5)": "#377eb8",
+    # densest-k-subgraph oracles
+    "peeling": "#843c39", "peeling+swap": "#d6616b", "fpk": "#7b4173", "fpk+swap": "#ce6dbd", "reference": "#252525",
+}
+#: Colours for labels :data:`ALGORITHM_COLOURS` does not know, taken in turn within a figure.
+OTHER_COLOURS = ("#a55194", "#8ca252", "#e7ba52", "#5254a3", "#cedb9c", "#fd8d3c", "#9ecae1", "#c7e9c0",
+                 "#dadaeb", "#fdd0a2")
+_ALIASES = {"sa-foa (heuristic)": "safoa-heuristic", "safoa heuristic": "safoa-heuristic",
+            "sa-foa (certified)": "safoa", "safoa certified": "safoa", "saqm certified": "saqm",
+            "adaptive-topk": "adaptivetopk", "adaptive-topk-budget": "adaptivetopk", "optmai beta=0.8": "optmai",
+            "threshold-uniform": "uniform", "clucb": "clucb-pac"}
+
+
+def algorithm_key(label) -> str:
+    """The name :data:`ALGORITHM_COLOURS` knows ``label`` by: lower case, without a feedback suffix.
+
+    >>> algorithm_key("SA-FOA (heuristic)"), algorithm_key("clucb-pac (semi)"), algorithm_key("OptMAI beta=0.8")
+    ('safoa-heuristic', 'clucb-pac', 'optmai')
+    """
+    key = re.sub(r"\s*\((semi|full)\)$", "", str(label).strip()).lower()
+    return _ALIASES.get(key, key)
+
+
+def colours_for(labels: Iterable) -> dict:
+    """``{label: colour}``: a known algorithm's own colour, the others in turn from :data:`OTHER_COLOURS`.
+
+    >>> colours_for(["SAR", "my rule", "LUCB"])
+    {'SAR': '#8c564b', 'my rule': '#a55194', 'LUCB': '#e377c2'}
+    """
+    colours, others = {}, iter(OTHER_COLOURS * (1 + len(list(labels)) // len(OTHER_COLOURS)))
+    for label in labels:
+        colours[label] = ALGORITHM_COLOURS.get(algorithm_key(label)) or next(others)
+    return colours
+
+
+def legend_beside(ax, **options):
+    """The legend of ``ax`` outside its right edge, where it hides no data (``options`` go to ``ax.legend``)."""
+    return ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, fontsize=8, **options)
+
+
+def figure_legend(figure, axes, **options):
+    """One legend for every labelled line of ``axes`` (each label once), to the right of the panels.
+
+    The axes' own legends are removed; call before ``tight_layout``-free saving with
+    ``bbox_inches="tight"`` (:func:`save_figure` does), which keeps the legend in the image.
+    """
+    entries: dict = {}
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            entries.setdefault(label, handle)
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
+    return figure.legend(list(entries.values()), list(entries), loc="center left", bbox_to_anchor=(1.0, 0.5),
+                         fontsize=9, **options)
+
+
+def save_figure(figure, path, *, dpi: int = 120) -> None:
+    """Write ``figure`` to ``path`` (its suffix picks the format) with everything drawn outside the axes kept."""
+    figure.savefig(Path(path), dpi=dpi, bbox_inches="tight")
 
 
 def _axes(ax):
@@ -60,18 +144,19 @@ def plot_metric(frame: pd.DataFrame, x: str, y: str, *, hue: str = "algorithm", 
     """
     _require(frame, x, y, hue)
     ax = _axes(ax)
+    colours = colours_for(sorted(frame[hue].unique(), key=str)) if hue == "algorithm" else {}
     for label, group in frame.groupby(hue, sort=True):
         stats = [(value, *mean_with_band(sub[y], level)) for value, sub in group.groupby(x, sort=True)]
         xs, means, lows, highs = (np.array(column, dtype=float) for column in zip(*stats, strict=True))
         if logy:  # a band reaching below zero cannot be drawn on a log axis
             lows = np.maximum(lows, means / 100.0)
-        ax.plot(xs, means, marker="o", label=str(label))
-        ax.fill_between(xs, lows, highs, alpha=0.2)
+        line, = ax.plot(xs, means, marker="o", markersize=4, label=str(label), color=colours.get(label))
+        ax.fill_between(xs, lows, highs, alpha=0.15, color=line.get_color(), linewidth=0)
     ax.set_xlabel(x)
     ax.set_ylabel(f"{y} (mean, {int(level * 100)}% band)")
     if logy:
         ax.set_yscale("log")
-    ax.legend(title=hue)
+    legend_beside(ax, title=hue)
     if title:
         ax.set_title(title)
     return ax
@@ -88,6 +173,7 @@ def plot_error_rates(frame: pd.DataFrame, *, success: str = "epsilon_optimal", b
     ax = _axes(ax)
     groups = [None] if group is None else sorted(frame[group].unique())
     labels = sorted(frame[by].unique(), key=str)
+    colours = colours_for(labels) if group is None and by == "algorithm" else {}
     width = 0.8 / len(groups)
     for offset, group_value in enumerate(groups):
         subset = frame if group_value is None else frame[frame[group] == group_value]
@@ -103,13 +189,14 @@ def plot_error_rates(frame: pd.DataFrame, *, success: str = "epsilon_optimal", b
             errors[1].append(max(high - rate, 0.0))
         positions = np.arange(len(labels)) + (offset - (len(groups) - 1) / 2) * width
         ax.bar(positions, rates, width=width, yerr=errors, capsize=3,
+               color=[colours[label] for label in labels] if colours else None,
                label=None if group_value is None else f"{group}={group_value}")
     ax.set_xticks(np.arange(len(labels)), [str(label) for label in labels], rotation=20)
     ax.set_ylabel(f"error rate ({int(level * 100)}% Wilson interval)")
     if delta is not None:
         ax.axhline(delta, color="black", linestyle="--", linewidth=1, label=f"delta={delta}")
     if group is not None or delta is not None:
-        ax.legend()
+        legend_beside(ax)
     if title:
         ax.set_title(title)
     return ax

@@ -15,6 +15,11 @@
 
 Every run of a point is simulated in batches of runs advanced together
 (:mod:`fullbandit.experiments.batched`); a row holds a batch's count of misidentified runs.
+The paper lists each setup's best arms first and says nothing of the arms' order or of tie
+breaks; our algorithms break ties towards the lower index, which listed order would turn
+into ties won by the right answer. Every run therefore sees the arms in its own random order
+(:class:`fullbandit.experiments.shuffled.ShuffledArms`, drawn from the instance's seed, so all
+algorithms meet the same orders): a tie goes to a uniformly random arm among the tied ones.
 Setup 5 draws its Beta(5, 5) means once for every run and algorithm (the paper does not
 say whether they are redrawn, nor which draw it used). A draw can put two means within a
 hair of the top-M boundary, and the paper's budget ``ceil(H_1^(M))`` then explodes (the
@@ -27,7 +32,6 @@ from __future__ import annotations
 
 import time
 from functools import cache, partial
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -43,8 +47,10 @@ from fullbandit.datasets.synthetic import (
 from fullbandit.datasets.votes import load_caption559
 from fullbandit.experiments.batched import BATCH_RUNS, Contender, batch_sizes, contender, simulate_batch
 from fullbandit.experiments.evaluations import METRICS_COLUMN, Evaluation, Instance
+from fullbandit.experiments.figures.shahrampour import plot_fig2, plot_fig3
 from fullbandit.experiments.grid import Factory, Grid
 from fullbandit.experiments.plots import wilson_interval
+from fullbandit.experiments.shuffled import ShuffledArms
 from fullbandit.experiments.suite import Suite
 from fullbandit.problems.classes import TopK
 from fullbandit.semi.accept_reject import top_k_mask
@@ -87,13 +93,14 @@ def setup_instance(rng, *, setup: int, M: int, split: int, sizes: tuple[int, ...
     synthetic = SETUPS[setup](M, seed=setup5_seed()) if setup == 5 else SETUPS[setup](M)
     budget = int(synthetic.params["budget"])
     description = {"setup": setup, "runs": sizes[split], "budgets": (budget,)}
-    return Instance(TopK(synthetic.n, M), BernoulliBatch(synthetic.means), description)
+    arms = ShuffledArms.drawn(BernoulliBatch(synthetic.means), runs=sizes[split], rng=rng)
+    return Instance(TopK(synthetic.n, M), arms, description)
 
 
 def caption_instance(rng, *, split: int, sizes: tuple[int, ...], budgets: tuple[int, ...], M: int = 2) -> Instance:
     """The caption contest 559's categorical arms, the top ``M`` to find, for one batch."""
     votes = load_caption559()
-    arms = CategoricalBatch(votes.support, votes.probabilities)
+    arms = ShuffledArms.drawn(CategoricalBatch(votes.support, votes.probabilities), runs=sizes[split], rng=rng)
     return Instance(TopK(votes.n_arms, M), arms, {"runs": sizes[split], "budgets": tuple(budgets)})
 
 
@@ -101,7 +108,7 @@ def evaluate_misidentification(contender: Contender, instance: Instance) -> dict
     """Simulate one batch; count the runs whose answer is not the top M, at every budget."""
     problem, arms = instance.problem, instance.environment
     runs, budgets = instance.description["runs"], instance.description["budgets"]
-    top = top_k_mask(arms.means[None], problem.k)[0]
+    top = top_k_mask(arms.means, problem.k)  # every run's own top M: its arms are in its own order
     start = time.perf_counter()
     answers = simulate_batch(contender, problem, arms, runs=runs, budgets=budgets,
                              rng=np.random.default_rng(contender.seed))
@@ -151,58 +158,6 @@ def summarize(frame: pd.DataFrame) -> pd.DataFrame:
                             "misidentification": errors / runs, "low": low, "high": high})
     order = [*keys, "T", "algorithm"]
     return pd.DataFrame.from_records(records).set_index(order).sort_index()
-
-
-def plot_fig2(frame: pd.DataFrame, path: Path) -> None:
-    """Figure 2: one panel per (M, setup), one bar per algorithm in the paper's index order."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    table = summarize(frame).reset_index()
-    ms, setups = sorted(table["M"].unique()), sorted(table["setup"].unique())
-    figure, axes = plt.subplots(len(ms), len(setups), figsize=(3.3 * len(setups), 3.2 * len(ms)), squeeze=False)
-    labels = [label for label in ALGORITHMS if label in set(table["algorithm"])]
-    colours = plt.get_cmap("tab10")(np.arange(len(labels)) % 10)
-    for row, m in enumerate(ms):
-        for column, setup in enumerate(setups):
-            ax = axes[row][column]
-            panel = table[(table["M"] == m) & (table["setup"] == setup)].set_index("algorithm")
-            shown = [label for label in labels if label in panel.index]
-            rates = panel.loc[shown, "misidentification"].to_numpy()
-            errors = [rates - panel.loc[shown, "low"].to_numpy(), panel.loc[shown, "high"].to_numpy() - rates]
-            ax.bar(np.arange(1, len(shown) + 1), rates, yerr=errors, capsize=2,
-                   color=[colours[labels.index(label)] for label in shown])
-            budget = int(panel["T"].iloc[0]) if len(panel) else 0
-            ax.set(title=f"Setup {setup}, M = {m}, T = {budget:,}", xticks=np.arange(1, len(shown) + 1))
-            if column == 0:
-                ax.set_ylabel("misidentification probability")
-    handles = [plt.Rectangle((0, 0), 1, 1, color=colours[i]) for i in range(len(labels))]
-    figure.legend(handles, [f"{i + 1}: {label}" for i, label in enumerate(labels)], loc="lower center",
-                  ncol=len(labels), fontsize=8)
-    figure.tight_layout(rect=(0, 0.05, 1, 1))
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-
-
-def plot_fig3(frame: pd.DataFrame, path: Path) -> None:
-    """Figure 3: misidentification against the budget on the caption data, one line per algorithm."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    table = summarize(frame).reset_index()
-    figure, ax = plt.subplots(figsize=(7, 4.6))
-    for label in [name for name in ALGORITHMS if name in set(table["algorithm"])]:
-        line = table[table["algorithm"] == label].sort_values("T")
-        ax.plot(line["T"], line["misidentification"], marker="o", markersize=3, label=label)
-        ax.fill_between(line["T"], line["low"], line["high"], alpha=0.12)
-    runs = int(table["runs"].min()) if len(table) else 0
-    ax.set(xscale="log", xlabel="budget T (samples)", ylabel="misidentification probability",
-           title=f"Caption contest 559, top 2 of 138 captions ({runs} runs per point)")
-    ax.legend(fontsize=8)
-    ax.grid(True, which="both", alpha=0.3)
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
 
 
 def _rates(frame: pd.DataFrame) -> pd.DataFrame:

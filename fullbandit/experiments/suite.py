@@ -49,12 +49,21 @@ class Suite:
     claims: Callable[[pd.DataFrame], pd.DataFrame] | None = None
 
     def draw(self, frame: pd.DataFrame, path) -> None:
-        """Write the figure of the runs ``frame`` to the PNG file ``path``, with the code behind them.
+        """Write the figure of the runs ``frame`` to the PNG file ``path``, with the code behind them, and
+        a vector copy beside it (``path`` with the suffix ``.svg``).
 
         The code versions of the rows (their provenance columns; none: an unknown version)
         and of this process go in the PNG text entry ``"fullbandit provenance"``
         (:data:`PROVENANCE_KEYWORD`), as the JSON of
-        :func:`~fullbandit.experiments.provenance.provenance_record`.
+        :func:`~fullbandit.experiments.provenance.provenance_record`. Both files are cut to
+        what is drawn (``savefig.bbox = "tight"``), legends beside the panels included; the
+        SVG's element ids are salted with the suite's name, so redrawing the same rows
+        changes no more than its date.
         """
-        self.plot(frame, Path(path))
+        import matplotlib
+
+        path = Path(path)
+        with matplotlib.rc_context({"savefig.bbox": "tight", "svg.hashsalt": self.name}):
+            self.plot(frame, path)
+            self.plot(frame, path.with_suffix(".svg"))
         add_png_text(path, PROVENANCE_KEYWORD, json.dumps(provenance_record(versions_in(frame)), sort_keys=True))
