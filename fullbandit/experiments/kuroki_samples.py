@@ -10,19 +10,18 @@ the tighter confidence constant change.
 from __future__ import annotations
 
 from functools import partial
-from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 
 from fullbandit.datasets import load_dataset
 from fullbandit.datasets.instances import team_environment
 from fullbandit.datasets.quiz import DATASETS
 from fullbandit.experiments.evaluations import Instance
+from fullbandit.experiments.figures.kuroki import modes_plot, samples_plot, table2_plot
 from fullbandit.experiments.grid import Factory, Grid
+from fullbandit.experiments.kuroki_readings import READINGS, reading
 from fullbandit.experiments.planted_gap import half_planted_gap_instance, planted_gap_instance
-from fullbandit.experiments.plots import plot_error_rates, plot_metric
 from fullbandit.experiments.suite import Suite
 from fullbandit.problems.classes import TopK
 
@@ -52,20 +51,6 @@ def samples_grid(runs: int) -> Grid:
     return Grid(algorithms, instances, seeds=runs)
 
 
-def samples_plot(frame: pd.DataFrame, path: Path) -> None:
-    """Pulls to stop against ``n`` (log y) and error rates, side by side."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    figure, (left, right) = plt.subplots(1, 2, figsize=(12, 4.5))
-    plot_metric(frame, "n", "pulls", ax=left, logy=True,
-                title=f"pulls to stop, k = n/2, gap {SAMPLES_GAP}, N(0, {SAMPLES_SIGMA:g}) noise, G-allocation")
-    plot_error_rates(frame, success="correct", ax=right, delta=0.05, title="error rate (epsilon = 0)")
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-
-
 def quiz_instance(rng, dataset: str, reward_model: str = TABLE2_REWARD_MODEL, k: int = TABLE2_K) -> Instance:
     """A Table 2 data set: workers as arms, accuracies as means, the chosen reward model."""
     data = load_dataset(dataset)
@@ -82,6 +67,8 @@ def table2_grid(runs: int) -> Grid:
     options: dict[str, Any] = {"epsilon": TABLE2_EPSILON, "delta": TABLE2_DELTA}
     algorithms = {name: Factory.registered(name, **options)
                   for name in ("icb", "saqm", "safoa-heuristic", "safoa", "swap", "phased")}
+    # The two readings of the lost constants (kuroki_readings), beside the defaults.
+    algorithms.update({label: Factory(partial(reading, label=label, **options)) for label in READINGS})
     instances = {dataset: Factory(partial(quiz_instance, dataset=dataset)) for dataset in DATASETS}
     return Grid(algorithms, instances, seeds=runs)
 
@@ -99,6 +86,8 @@ def summarize_table2(frame: pd.DataFrame) -> pd.DataFrame:
     if {"saqm", "icb"} <= set(pulls.columns):
         table["ours saqm/icb"] = pulls["saqm"] / pulls["icb"]
         table["paper saqm/icb"] = table["paper saqm"] / table["paper icb"]
+    if set(READINGS) <= set(pulls.columns):
+        table["readings saqm/icb"] = pulls["saqm[ratio one]"] / pulls["icb[super-arm union]"]
     for name in ("swap", "phased"):  # the issue-9 rules (no paper figure)
         if {name, "icb"} <= set(pulls.columns):
             table[f"ours {name}/icb"] = pulls[name] / pulls["icb"]
@@ -118,32 +107,6 @@ def table2_teams(frame: pd.DataFrame) -> pd.DataFrame:
         rows.append({"dataset": dataset, "algorithm": algorithm, "team": " ".join(team),
                      "optimal": bool(first["correct"]), "gap": 0.0 if first["correct"] else first["gap"]})
     return pd.DataFrame(rows)
-
-
-def table2_plot(frame: pd.DataFrame, path: Path) -> None:
-    """Our mean pulls beside the paper's, per data set (log y)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    table = summarize_table2(frame)
-    ours = [c for c in table.columns if c.startswith("pulls ")]
-    figure, ax = plt.subplots(figsize=(12, 4.5))
-    positions = np.arange(len(table.index))
-    width = 0.8 / (len(ours) + len(PAPER_COLUMNS))
-    for offset, column in enumerate(ours):
-        ax.bar(positions + offset * width, table[column], width=width, label=f"ours: {column[6:]}")
-    for offset, name in enumerate(PAPER_COLUMNS, start=len(ours)):
-        ax.bar(positions + offset * width, table[f"paper {name}"], width=width, hatch="//", alpha=0.6,
-               label=f"paper: {name}")
-    ax.set_xticks(positions + 0.4 - width / 2, table.index)
-    ax.set_yscale("log")
-    ax.set_ylabel("pulls to stop")
-    ax.set_title(f"Table 2: k={TABLE2_K}, epsilon={TABLE2_EPSILON}, delta={TABLE2_DELTA}, "
-                 f"{TABLE2_REWARD_MODEL} workers, uniform allocation (paper: its own, unstated epsilon and noise)")
-    ax.legend(ncol=2, fontsize=8)
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
 
 
 #: Label -> (registry name, options): the published and the certified modes.
@@ -173,26 +136,6 @@ def summarize_modes(frame: pd.DataFrame) -> pd.DataFrame:
     return pulls
 
 
-def modes_plot(frame: pd.DataFrame, path: Path) -> None:
-    """Mean pulls per variant with the tight and the paper's constant (log y)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    table = summarize_modes(frame)
-    figure, ax = plt.subplots(figsize=(9, 4.5))
-    positions = np.arange(len(table.index))
-    ax.bar(positions - 0.2, table["tight"], width=0.4, label="tight constant")
-    ax.bar(positions + 0.2, table["paper"], width=0.4, label="paper's constant")
-    ax.set_xticks(positions, table.index, rotation=15)
-    ax.set_yscale("log")
-    ax.set_ylabel("mean pulls to stop")
-    ax.set_title("certified vs published modes, tight vs paper constant (n=6, k=3, gap 0.5, sigma 0.5)")
-    ax.legend()
-    figure.tight_layout()
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
-
-
 SAMPLES_SUITE = Suite(
     "kuroki-samples",
     "Kuroki et al. (2020), section 5, Figure 3 (right): pulls to stop against n (k = n/2, planted gap 0.5, "
@@ -201,7 +144,9 @@ SAMPLES_SUITE = Suite(
 TABLE2_SUITE = Suite(
     "kuroki-table2",
     "Kuroki et al. (2020), Table 2: the six crowdsourcing data sets, k = 10, epsilon = 0.5, delta = 0.05, "
-    "independent Bernoulli workers, uniform allocation; the paper's figures beside ours.",
+    "independent Bernoulli workers, uniform allocation; the paper's figures beside ours, and two readings of "
+    "the constants the paper lost: ICB's union over all C(n, k) super-arms (certified) and SAQM's width with "
+    "the oracle's ratio read as 1 (heuristic).",
     table2_grid, table2_plot, default_runs=3, summarize=summarize_table2)
 MODES_SUITE = Suite(
     "kuroki-modes",

@@ -21,9 +21,9 @@ from fullbandit.util.validation import InvalidParameterError
 #: (NSAR's p, APT's precision, UCBE's a) get distinct hues, not shades, so they stay apart in print.
 ALGORITHM_COLOURS = {
     # full-bandit feedback (Kuroki et al. 2020 and this toolkit's additions)
-    "saqm": "#1f77b4", "saqm theorem1": "#aec7e8", "saqm ratio one": "#6b6ecf",
+    "saqm": "#1f77b4", "saqm theorem1": "#aec7e8", "saqm[ratio one]": "#6b6ecf",
     "safoa": "#ff7f0e", "safoa-heuristic": "#ffbb78",
-    "icb": "#2ca02c", "icb[stitched, swap-optimal]": "#98df8a", "icb super-arm union": "#637939",
+    "icb": "#2ca02c", "icb[stitched, swap-optimal]": "#98df8a", "icb[super-arm union]": "#637939",
     "exhaustive": "#7f7f7f", "phased": "#9467bd", "swap": "#d62728",
     # per-arm feedback, top-k
     "uniform": "#000000", "sar": "#8c564b", "lucb": "#e377c2", "clucb-pac": "#17becf", "adaptivetopk": "#bcbd22",
