@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from fullbandit.experiments import (
     chen,
+    chen_budget,
     dks_suite,
     efficiency,
     feedback_cost,
@@ -33,6 +34,7 @@ __all__ = ["SUITES", "Suite", "get_suite", "planted_gap_instance", "saqm_factory
 SUITES: dict[str, Suite] = {
     suite.name: suite
     for module in (saqm_support, dks_suite, kuroki_samples, kuroki_approximation, efficiency, zhou, chen,
+                   chen_budget,
                    feedback_cost, tao, shahrampour)
     for suite in module.SUITES}
 
