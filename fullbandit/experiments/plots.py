@@ -25,6 +25,8 @@ ALGORITHM_COLOURS = {
     "safoa": "#ff7f0e", "safoa-heuristic": "#ffbb78",
     "icb": "#2ca02c", "icb[stitched, swap-optimal]": "#98df8a", "icb[super-arm union]": "#637939",
     "exhaustive": "#7f7f7f", "phased": "#9467bd", "swap": "#d62728",
+    "saqm cyclic windows": "#2b8cbe", "saqm random n": "#c51b8a", "saqm random 2n": "#f16913",
+    "saqm random 4n": "#238b45",
     # per-arm feedback, top-k
     "uniform": "#000000", "sar": "#8c564b", "lucb": "#e377c2", "clucb-pac": "#17becf", "adaptivetopk": "#bcbd22",
     "optmai": "#393b79", "optmai beta=0.9": "#9c9ede", "at-lucb": "#3182bd",

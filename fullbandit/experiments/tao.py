@@ -26,7 +26,6 @@ from __future__ import annotations
 import math
 import time
 from functools import partial
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -36,6 +35,7 @@ from fullbandit.datasets.synthetic import tao_setup1, tao_setup2, tao_setup3
 from fullbandit.experiments.batched import BATCH_RUNS, batch_sizes, contender, simulate_batch
 from fullbandit.experiments.batched import Contender as Contender
 from fullbandit.experiments.evaluations import METRICS_COLUMN, Evaluation, Instance
+from fullbandit.experiments.figures.tao import plot
 from fullbandit.experiments.grid import Factory, Grid
 from fullbandit.experiments.suite import Suite
 from fullbandit.problems.classes import Thresholding
@@ -132,34 +132,6 @@ def summarize(frame: pd.DataFrame) -> pd.DataFrame:
 
 def _log(value: float) -> float:
     return math.log(value) if value > 0 else -math.inf
-
-
-def plot(frame: pd.DataFrame, path: Path) -> None:
-    """Figure 1: ``ln(regret / K)`` against ``T``, one panel per setup, one line per algorithm, 95% bands."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    table = summarize(frame).reset_index()
-    setups = sorted(table["setup"].unique())
-    figure, axes = plt.subplots(1, len(setups), figsize=(6 * len(setups), 4.6), squeeze=False)
-    # Eleven lines: the default cycle of ten colours would repeat one; LSA is drawn in black.
-    palette = [plt.get_cmap("tab20")(position / 19) for position in range(20)]
-    colours = {label: "black" if label == "LSA" else palette[position] for position, label in enumerate(ALGORITHMS)}
-    for ax, setup in zip(axes[0], setups, strict=True):
-        panel = table[table["setup"] == setup]
-        for label in [name for name in ALGORITHMS if name in set(panel["algorithm"])]:
-            line = panel[panel["algorithm"] == label].sort_values("T")
-            shown = np.isfinite(line["log_regret_per_arm"])  # no misclassification at all: ln 0 is not drawn
-            ax.plot(line["T"][shown], line["log_regret_per_arm"][shown], marker="o", markersize=3, label=label,
-                    color=colours[label], linewidth=2 if label == "LSA" else 1.2)
-            ax.fill_between(line["T"][shown], line["log_low"][shown].clip(lower=-20), line["log_high"][shown],
-                            color=colours[label], alpha=0.12)
-        runs = int(panel["runs"].min()) if len(panel) else 0
-        ax.set(title=f"Setup {setup} ({runs} runs per point)", xlabel="T", ylabel="ln(regret / K)")
-    axes[0][-1].legend(fontsize=7, ncol=2)
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
 
 
 #: Section 5's statements about Figure 1, per setup.
