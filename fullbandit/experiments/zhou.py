@@ -11,14 +11,18 @@
 
 Algorithms: OptMAI with ``beta = 0.8`` and ``0.9``, SAR, LUCB (run to the budget, as the
 paper compares it) and Uniform, each included when registered. The paper averages 100
-runs per point; these suites default to fewer (``--runs``) and fewer values of ``K`` so
-that they fit in 30 minutes on 2 cores, and the figures show 95% confidence bands.
+runs per point, as both suites do (``--runs`` for a quick look), over fewer values of ``K``
+(``FIG1_KS``, ``RTE_KS``). Figure 1's runs are batched (:mod:`fullbandit.experiments.repeated`,
+:data:`FIG1_BATCH` runs a batch, a row holding a batch's sums), and LUCB, which samples two
+arms per round and takes about 17 s a run at ``n = 1000``, runs only the first
+:data:`FIG1_LUCB_RUNS_PER_BATCH` run of every batch (4 runs a point, on the same instances
+as the first runs of the others): the paper's 100 for it would take 17 CPU hours. The
+figures show 95% confidence bands.
 """
 
 from __future__ import annotations
 
 from functools import partial
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -29,17 +33,24 @@ from fullbandit.core.loop import run
 from fullbandit.datasets.rte import load_rte
 from fullbandit.datasets.synthetic import zhou_two_level, zhou_uniform
 from fullbandit.environments.models import BernoulliTeam
+from fullbandit.experiments.batched import batch_sizes
 from fullbandit.experiments.evaluations import Instance
+from fullbandit.experiments.figures.zhou import plot_fig1, plot_rte
 from fullbandit.experiments.grid import Factory, Grid
-from fullbandit.experiments.plots import plot_metric
+from fullbandit.experiments.repeated import batch_instance, repeated, repeated_evaluation
 from fullbandit.experiments.suite import Suite
 from fullbandit.problems.classes import TopK
 
 FIG1_N = 1000
+FIG1_RUNS = 100
+FIG1_BATCH = 25
+FIG1_LUCB_RUNS_PER_BATCH = 1
 FIG1_KS = (10, 50, 100, 200, 300, 500)
 FIG1_BUDGETS = (20, 50, 100)  # Q in multiples of n
 RTE_KS = (10, 20, 40, 60, 80, 100)
 RTE_BUDGETS = (10, 20, 50)
+#: Figure 2 (e)-(f): the most samples a worker received at Q = 10n, K = 20, as the paper's text gives them.
+PAPER_MAX_SAMPLES = {"OptMAI beta=0.8": 48, "SAR": 143, "LUCB": 17}
 
 #: Display name -> (registry name, options): the paper's algorithms, when registered.
 #: OptMAI as the paper's experiments run it: the adjusted budget Q' and earlier samples reused
@@ -61,6 +72,11 @@ def algorithm_factories(budgets) -> dict[str, Factory]:
     names = set(registry.names(feedback="semi"))
     return {label: Factory(partial(budgeted, name=name, **options), {"budget_per_arm": list(budgets)})
             for label, (name, options) in ALGORITHMS.items() if name in names}
+
+
+def simulated_batch(rng, *, K: int, means: str, split: int, sizes: tuple[int, ...], n: int = FIG1_N) -> Instance:
+    """Batch ``split`` of Figure 1's instances (:func:`simulated_instance`, drawn anew for every run)."""
+    return batch_instance(rng, make=partial(simulated_instance, n=n), runs=sizes[split], K=K, means=means)
 
 
 def simulated_instance(rng, *, K: int, means: str, n: int = FIG1_N) -> Instance:
@@ -85,15 +101,40 @@ def regret_metrics(result, instance: Instance) -> dict:
     return {"regret": aggregate_regret(means, result.answer), "precision": precision(means, result.answer)}
 
 
-def build_fig1_grid(runs: int, ks=FIG1_KS, budgets=FIG1_BUDGETS, n: int = FIG1_N) -> Grid:
-    instances = {"simulated": Factory(partial(simulated_instance, n=n), {"K": list(ks),
-                                                                         "means": ["uniform", "0.6/0.5"]})}
-    return Grid(algorithm_factories(budgets), instances, seeds=runs, metrics=regret_metrics)
+def regret_sums(result, instance: Instance) -> dict:
+    """One run's aggregate regret, its square (for the standard error of a batch's mean) and precision."""
+    metrics = regret_metrics(result, instance)
+    return {**metrics, "regret_squared": metrics["regret"] ** 2}
+
+
+def build_fig1_grid(runs: int, ks=FIG1_KS, budgets=FIG1_BUDGETS, n: int = FIG1_N, batch: int = FIG1_BATCH) -> Grid:
+    """Figure 1's grid: ``runs`` runs per point in batches of at most ``batch``; LUCB's first run of each batch."""
+    sizes = tuple(batch_sizes(runs, batch))
+    names = set(registry.names(feedback="semi"))
+    algorithms = {label: Factory(partial(repeated, build=partial(budgeted, name=name, **options),
+                                         runs_per_batch=FIG1_LUCB_RUNS_PER_BATCH if label == "LUCB" else None),
+                                 {"budget_per_arm": list(budgets)})
+                  for label, (name, options) in ALGORITHMS.items() if name in names}
+    instances = {"simulated": Factory(partial(simulated_batch, n=n, sizes=sizes),
+                                      {"K": list(ks), "means": ["uniform", "0.6/0.5"],
+                                       "split": list(range(len(sizes)))})}
+    return Grid(algorithms, instances, seeds=1, evaluation=repeated_evaluation(regret_sums))
 
 
 def build_rte_grid(runs: int, ks=RTE_KS, budgets=RTE_BUDGETS) -> Grid:
     instances = {"rte": Factory(rte_instance, {"K": list(ks)})}
     return Grid(algorithm_factories(budgets), instances, seeds=runs, metrics=regret_metrics)
+
+
+def summarize_fig1(frame: pd.DataFrame) -> pd.DataFrame:
+    """Runs, mean regret with its standard error, and mean precision per algorithm, means model, budget and K."""
+    sums = frame.groupby(["algorithm", "means", "budget_per_arm", "K"])[
+        ["runs", "regret", "regret_squared", "precision"]].sum()
+    runs = sums["runs"]
+    mean = sums["regret"] / runs
+    variance = (sums["regret_squared"] - runs * mean ** 2).clip(lower=0.0) / (runs - 1).clip(lower=1)
+    return pd.DataFrame({"runs": runs.astype(int), "regret": mean, "se": np.sqrt(variance / runs),
+                         "precision": sums["precision"] / runs})
 
 
 def summarize(frame: pd.DataFrame) -> pd.DataFrame:
@@ -102,28 +143,6 @@ def summarize(frame: pd.DataFrame) -> pd.DataFrame:
     return frame.groupby(["algorithm", *keys]).agg(runs=("regret", "size"), regret=("regret", "mean"),
                                                    precision=("precision", "mean"),
                                                    max_samples=("max_samples_per_arm", "max"))
-
-
-def _panels(frame: pd.DataFrame, path: Path, rows: list[tuple[str, pd.DataFrame]], budgets) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    figure, axes = plt.subplots(len(rows), len(budgets), figsize=(5.5 * len(budgets), 4.2 * len(rows)),
-                                squeeze=False)
-    for row, (title, subset) in enumerate(rows):
-        for column, budget in enumerate(budgets):
-            panel = subset[subset["budget_per_arm"] == budget]
-            if len(panel):
-                plot_metric(panel, "K", "regret", ax=axes[row][column], title=f"{title}, Q = {budget} n")
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-
-
-def plot_fig1(frame: pd.DataFrame, path: Path) -> None:
-    """Figure 1 (a)-(f): regret against K, one row per means model, one column per budget."""
-    rows = [(f"theta ~ {model}", frame[frame["means"] == model]) for model in ("uniform", "0.6/0.5")]
-    _panels(frame, path, rows, FIG1_BUDGETS)
 
 
 def samples_per_worker(name: str, options: dict, *, K: int = 20, budget_per_arm: int = 10, seed: int = 0):
@@ -135,37 +154,15 @@ def samples_per_worker(name: str, options: dict, *, K: int = 20, budget_per_arm:
     return algorithm.samples - getattr(algorithm, "padding", 0)
 
 
-def plot_rte(frame: pd.DataFrame, path: Path) -> None:
-    """Figure 2 (b)-(d): regret against K, one panel per budget; (e)-(f): samples per worker."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    shown = [label for label in ("OptMAI beta=0.8", "SAR", "LUCB", "Uniform")
-             if ALGORITHMS[label][0] in registry.names(feedback="semi")]
-    figure, axes = plt.subplots(2, max(len(RTE_BUDGETS), len(shown)), figsize=(5.5 * max(3, len(shown)), 8.4),
-                                squeeze=False)
-    for column, budget in enumerate(RTE_BUDGETS):
-        panel = frame[frame["budget_per_arm"] == budget]
-        if len(panel):
-            plot_metric(panel, "K", "regret", ax=axes[0][column], title=f"RTE workers, Q = {budget} n")
-    for column, label in enumerate(shown):
-        counts = samples_per_worker(*ALGORITHMS[label])
-        axes[1][column].hist(counts, bins=30)
-        axes[1][column].set(title=f"{label}: samples per worker (Q = 10 n, K = 20), max {int(counts.max())}",
-                            xlabel="samples (tasks)", ylabel="workers")
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
-
-
 FIG1_SUITE = Suite(
     "zhou-fig1",
     "Zhou, Chen, Li (2014), Figure 1: aggregate regret against K, n = 1000 Bernoulli arms with Unif[0, 1] or "
     "0.6/0.5 means, Q = 20n, 50n, 100n; OptMAI (beta 0.8, 0.9), SAR, LUCB, Uniform (those registered). "
-    "The paper averages 100 runs per point and K = 10, 20, ..., 500; here fewer runs and K values. "
+    "100 runs per point as in the paper (LUCB: 4, the first of each batch of 25), fewer K values than its "
+    "10, 20, ..., 500. "
     "Paper's statement: Uniform performs the worst, OptMAI outperforms SAR and LUCB in most scenarios, and "
     "beta = 0.8 beats 0.9 for large K (0.9 for small K).",
-    build_fig1_grid, plot_fig1, default_runs=5, summarize=summarize)
+    build_fig1_grid, plot_fig1, default_runs=FIG1_RUNS, summarize=summarize_fig1)
 RTE_SUITE = Suite(
     "zhou-rte",
     "Zhou, Chen, Li (2014), Figure 2: the 164 RTE workers' accuracies as Bernoulli arms, Q = 10n, 20n, 50n, "
