@@ -8,8 +8,9 @@ with epsilon = k x ``--epsilon-per-member`` and a pull cap of ``--budget``. Reco
 stop reason, certified, epsilon-optimal against the real accuracies, wall seconds, and the
 semi-bandit alternative (CLUCB-PAC on the same workers, graded answers one at a time).
 
-Writes ``benchmarks/results/crowd_runs.csv`` and ``crowd_runs.png`` (pulls per run, log
-scale; hollow markers for runs that hit the cap).
+Writes ``benchmarks/results/crowd_runs.csv`` and ``crowd_runs.png`` with its SVG copy (pulls per
+run, log scale; hollow markers for runs that hit the cap); ``--redraw`` draws the figure again
+from the CSV without running.
 
 Usage (from the repository root, the shared data beside it):
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_crowd.py --jobs 2
@@ -66,29 +67,43 @@ def one_run(task) -> dict:
 
 
 def figure(frame: pd.DataFrame, path: Path) -> None:
+    """Answers consumed per run (log scale), one panel per k, one colour and marker per algorithm, one legend
+    beside the panels; runs that hit the pull cap are hollow (and said so only when there are some). Writes
+    ``path`` (PNG) and its SVG copy."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from fullbandit.experiments.plots import colours_for, figure_legend, save_figure
+
     groups = list(frame.groupby("k"))
-    fig, grid = plt.subplots(1, len(groups), figsize=(6 * len(groups), 4.5), sharey=True, squeeze=False)
+    fig, grid = plt.subplots(1, len(groups), figsize=(5.5 * len(groups), 4.2), sharey=True, squeeze=False)
     axes = grid[0]
+    algorithms = list(dict.fromkeys(frame["algorithm"]))
+    colours = colours_for(algorithms)
+    markers = dict(zip(algorithms, "osD^vP*X", strict=False))
+    any_capped = bool((frame["stop_reason"] != "stopping rule").any())
     for axis, (k, group) in zip(axes, groups, strict=True):
         names = list(dict.fromkeys(group["data"]))
-        for offset, (algorithm, rows) in enumerate(group.groupby("algorithm", sort=False)):
-            x = np.array([names.index(d) for d in rows["data"]]) + 0.12 * (offset - 2.5)
-            capped = rows["stop_reason"] != "stopping rule"
-            line = axis.scatter(x[~capped.to_numpy()], rows["answers"][~capped], label=algorithm, s=22)
-            axis.scatter(x[capped.to_numpy()], rows["answers"][capped], facecolors="none",
-                         edgecolors=line.get_facecolor(), s=22)
+        for algorithm, rows in group.groupby("algorithm", sort=False):
+            offset = algorithms.index(algorithm) - (len(algorithms) - 1) / 2
+            x = np.array([names.index(d) for d in rows["data"]]) + 0.12 * offset
+            capped = (rows["stop_reason"] != "stopping rule").to_numpy()
+            axis.scatter(x[~capped], rows["answers"][~capped], label=algorithm, s=26, color=colours[algorithm],
+                         marker=markers.get(algorithm, "o"))
+            axis.scatter(x[capped], rows["answers"][capped], facecolors="none", edgecolors=colours[algorithm],
+                         marker=markers.get(algorithm, "o"), s=26)
         axis.set_xticks(range(len(names)), names, rotation=30)
         axis.set_yscale("log")
-        axis.set_title(f"k = {k}: graded answers consumed (hollow: hit the cap)")
+        axis.grid(True, axis="y", which="both", alpha=0.3)
+        axis.set_title(f"k = {k}: graded answers consumed" + (" (hollow: hit the cap)" if any_capped else ""))
     axes[0].set_ylabel("answers (team pulls x k, or single answers)")
-    axes[-1].legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    figure_legend(fig, axes)
+    save_figure(fig, path)
+    save_figure(fig, path.with_suffix(".svg"))
+    plt.close(fig)
 
 
 def main() -> None:
@@ -101,7 +116,11 @@ def main() -> None:
     parser.add_argument("--min-answers", type=int, default=50)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--redraw", action="store_true", help="draw the figure again from --out, running nothing")
     args = parser.parse_args()
+    if args.redraw:
+        figure(pd.read_csv(args.out), Path(args.out).with_suffix(".png"))
+        return
     tables = load_tables(args.min_answers)
     if not tables:
         raise SystemExit(f"no shared data at {SHARED}: this benchmark needs ../shared/data beside the repository")

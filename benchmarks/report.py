@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from fullbandit.experiments.claims import headline_claims
+from fullbandit.experiments.claims import headline_claims, runs_per_point
 from fullbandit.experiments.kuroki_samples import table2_teams
 from fullbandit.experiments.provenance import describe, versions_in
 from fullbandit.experiments.store import read_results
@@ -57,14 +57,6 @@ def _markdown(frame: pd.DataFrame, index: bool = True) -> str:
                      + ["| " + " | ".join(row) + " |" for row in rows])
 
 
-def _runs_per_point(frame: pd.DataFrame) -> int:
-    """Seeds per grid cell; for a batched suite (cells are batches, ``split``), the runs its batches add up to."""
-    if "split" not in frame.columns:
-        return int(frame["seed"].nunique())
-    keys = [column for column in ("setup", "M") if column in frame.columns]
-    return int(frame.groupby(["algorithm", *keys])["runs"].sum().max())
-
-
 def _attested(record_path: Path) -> str:
     """``", attested by commit ... on ..."`` when the runs' first replicates were rerun by later code."""
     if not record_path.exists():
@@ -104,7 +96,7 @@ def main(argv=None):
         except ValueError:  # a CSV of a suite this version does not register
             continue
         frame = read_results(csv)
-        runs = _runs_per_point(frame)
+        runs = runs_per_point(frame)
         lines += [f"## {title}", "", suite.description, "",
                   f"Command: `fullbandit bench {name} --runs {runs} --jobs 2 --fresh --out benchmarks/results` "
                   f"(runs of {describe(versions_in(frame))}{_attested(args.results / f'{name}.code.json')}; the "

@@ -130,7 +130,10 @@ def wilson_interval(successes: int, trials: int, level: float = 0.95) -> tuple[f
     p = successes / trials
     centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
     half = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials)) / (1 + z * z / trials)
-    return max(0.0, centre - half), min(1.0, centre + half)
+    # At 0 (or all) successes the bound is exactly 0 (1); computed, it may miss by a rounding error.
+    low = 0.0 if successes == 0 else max(0.0, centre - half)
+    high = 1.0 if successes == trials else min(1.0, centre + half)
+    return low, high
 
 
 def _normal_quantile(q: float) -> float:
