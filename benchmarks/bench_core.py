@@ -224,8 +224,11 @@ def plot(frame, pulls, path: Path) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
+    from fullbandit.experiments.plots import colours_for, legend_beside, save_figure
+
     figure, axes = plt.subplots(2, 2, figsize=(13, 9))
-    colours = dict(zip(ALGORITHMS, plt.rcParams["axes.prop_cycle"].by_key()["color"], strict=False))
+    colours = colours_for(ALGORITHMS)
     panels = [("check", axes[0, 0], "one stopping check (s)"), ("build", axes[0, 1], "build: setup() (s)"),
               ("peak", axes[1, 0], "peak traced memory (MB)")]
     for key, ax, title in panels:
@@ -242,16 +245,17 @@ def plot(frame, pulls, path: Path) -> None:
     axes[0, 0].axhline(0.01, color="grey", lw=0.8)
     axes[0, 1].axhline(1.0, color="grey", lw=0.8)
     axes[1, 0].axhline(100.0, color="grey", lw=0.8)
-    axes[0, 0].legend(fontsize=8)
+    legend_beside(axes[0, 1])
     ax = axes[1, 1]
     ax.plot(pulls["n"], pulls["pull_after_us"], "-o", label="after")
     if "pull_before_us" in pulls:
         ax.plot(pulls["n"], pulls["pull_before_us"], "--o", label="before")
     ax.set(xscale="log", xlabel="n (k = n / 10)", ylabel="microseconds", title="one single ask / pull / tell (ICB)")
-    ax.legend()
+    legend_beside(ax)
     ax.grid(True, which="both", alpha=0.3)
     figure.tight_layout()
-    figure.savefig(path, dpi=110)
+    save_figure(figure, path, dpi=110)
+    save_figure(figure, Path(path).with_suffix(".svg"))
     plt.close(figure)
 
 

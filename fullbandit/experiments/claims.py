@@ -296,6 +296,12 @@ def _from_claims(suite: str, claim: str) -> Callable[[pd.DataFrame], Verdict]:
     return check
 
 
+def _by_suite(paper: str, where: str, claim: str, suite: str, papers_runs: str,
+              suite_claim: str | None = None) -> Claim:
+    """A claim the suite's own per-point checks test (under the name ``suite_claim``, default ``claim``)."""
+    return Claim(paper, where, claim, "figure", suite, papers_runs, _from_claims(suite, suite_claim or claim))
+
+
 CLAIMS = [
     Claim(KUROKI, "Figure 1", "the maximisers give good approximations (ratios mostly above 0.9)", "mostly > 0.9",
           "kuroki-ratio", "not stated", _kuroki_ratio),
@@ -321,33 +327,25 @@ CLAIMS = [
           "48 / 143 / 17", "zhou-rte", "1", _zhou_rte_samples),
     Claim(CHEN, "Figures 1-4", "AdaptiveTopK outperforms CLUCB-PAC on almost all data sets", "figures",
           "chen-fig1-4", "200", _chen_clucb),
-    Claim(CHEN, "Figures 1-4", "OptMAI is best for small K", "figures", "chen-budget", "200",
-          _from_claims("chen-budget", "OptMAI is best")),
-    Claim(CHEN, "Figures 1-4", "AdaptiveTopK is best for large K and on TWOGROUP", "figures", "chen-budget", "200",
-          _from_claims("chen-budget", "AdaptiveTopK is best")),
-    Claim(TAO, "Figure 1, setup 1", "LSA works best among all choices of budget T", "figure", "tao-fig1", "5000",
-          _from_claims("tao-fig1", "LSA works best among all choices of budget T")),
-    Claim(TAO, "Figure 1, setups 2-3", "LSA consistently outperforms the other methods over almost all budgets",
-          "figure", "tao-fig1", "5000",
-          _from_claims("tao-fig1", "LSA consistently outperforms the other methods over almost all budgets T")),
-    Claim(SHAHRAMPOUR, "Figure 2", "Uniform is the worst", "figure", "shahrampour-fig2", "4000",
-          _from_claims("shahrampour-fig2", "Uniform is the worst")),
-    Claim(SHAHRAMPOUR, "Figure 2, setup 1", "NSAR with p < 1 beats SAR", "figure", "shahrampour-fig2", "4000",
-          _from_claims("shahrampour-fig2", "p < 1 beats SAR")),
-    Claim(SHAHRAMPOUR, "Figure 2, setup 1", "AT-LUCB beats NSAR with p < 1", "figure", "shahrampour-fig2", "4000",
-          _from_claims("shahrampour-fig2", "AT-LUCB beats NSAR with p < 1")),
-    Claim(SHAHRAMPOUR, "Figure 2, setups 2, 3, 6", "two or more of p > 1 beat SAR or AT-LUCB", "figure",
-          "shahrampour-fig2", "4000", _from_claims("shahrampour-fig2", "two or more of p > 1 beat SAR or AT-LUCB")),
-    Claim(SHAHRAMPOUR, "Figure 2, setup 4", "every p > 1 beats SAR", "figure", "shahrampour-fig2", "4000",
-          _from_claims("shahrampour-fig2", "every p > 1 beats SAR")),
-    Claim(SHAHRAMPOUR, "Figure 2, setup 5", "every p > 1 beats SAR and AT-LUCB", "figure", "shahrampour-fig2", "4000",
-          _from_claims("shahrampour-fig2", "every p > 1 beats SAR and AT-LUCB")),
-    Claim(SHAHRAMPOUR, "Figure 3", "NSAR with p = 0.85 beats SAR and AT-LUCB", "figure", "shahrampour-fig3", "1000",
-          _from_claims("shahrampour-fig3", "p = 0.85 beats SAR and AT-LUCB")),
-    Claim(SHAHRAMPOUR, "Figure 3", "p = 1.1 does not beat SAR", "figure", "shahrampour-fig3", "1000",
-          _from_claims("shahrampour-fig3", "p = 1.1 does not beat SAR")),
-    Claim(SHAHRAMPOUR, "Figure 3", "Uniform is worse by orders of magnitude", "figure", "shahrampour-fig3", "1000",
-          _from_claims("shahrampour-fig3", "Uniform is the worst")),
+    _by_suite(CHEN, "Figures 1-4", "OptMAI is best for small K", "chen-budget", "200", "OptMAI is best"),
+    _by_suite(CHEN, "Figures 1-4", "AdaptiveTopK is best for large K and on TWOGROUP", "chen-budget", "200",
+              "AdaptiveTopK is best"),
+    _by_suite(TAO, "Figure 1, setup 1", "LSA works best among all choices of budget T", "tao-fig1", "5000"),
+    _by_suite(TAO, "Figure 1, setups 2-3", "LSA consistently outperforms the other methods over almost all budgets",
+              "tao-fig1", "5000", "LSA consistently outperforms the other methods over almost all budgets T"),
+    _by_suite(SHAHRAMPOUR, "Figure 2", "Uniform is the worst", "shahrampour-fig2", "4000"),
+    _by_suite(SHAHRAMPOUR, "Figure 2, setup 1", "NSAR with p < 1 beats SAR", "shahrampour-fig2", "4000",
+              "p < 1 beats SAR"),
+    _by_suite(SHAHRAMPOUR, "Figure 2, setup 1", "AT-LUCB beats NSAR with p < 1", "shahrampour-fig2", "4000"),
+    _by_suite(SHAHRAMPOUR, "Figure 2, setups 2, 3, 6", "two or more of p > 1 beat SAR or AT-LUCB", "shahrampour-fig2",
+              "4000"),
+    _by_suite(SHAHRAMPOUR, "Figure 2, setup 4", "every p > 1 beats SAR", "shahrampour-fig2", "4000"),
+    _by_suite(SHAHRAMPOUR, "Figure 2, setup 5", "every p > 1 beats SAR and AT-LUCB", "shahrampour-fig2", "4000"),
+    _by_suite(SHAHRAMPOUR, "Figure 3", "NSAR with p = 0.85 beats SAR and AT-LUCB", "shahrampour-fig3", "1000",
+              "p = 0.85 beats SAR and AT-LUCB"),
+    _by_suite(SHAHRAMPOUR, "Figure 3", "p = 1.1 does not beat SAR", "shahrampour-fig3", "1000"),
+    _by_suite(SHAHRAMPOUR, "Figure 3", "Uniform is worse by orders of magnitude", "shahrampour-fig3", "1000",
+              "Uniform is the worst"),
 ]
 
 

@@ -29,7 +29,7 @@ ALGORITHM_COLOURS = {
     "saqm random 4n": "#238b45",
     # per-arm feedback, top-k
     "uniform": "#000000", "sar": "#8c564b", "lucb": "#e377c2", "clucb-pac": "#17becf", "adaptivetopk": "#bcbd22",
-    "optmai": "#393b79", "optmai beta=0.9": "#9c9ede", "at-lucb": "#3182bd",
+    "optmai": "#393b79", "optmai beta=0.9": "#9c9ede", "optmai (plain)": "#6a3d9a", "at-lucb": "#3182bd",
     "nsar p=0.7": "#31a354", "nsar p=0.85": "#756bb1", "nsar p=1.1": "#e6550d", "nsar p=1.2": "#bd9e39",
     "nsar p=1.3": "#ad494a",
     # per-arm feedback, thresholding (Tao et al.)
@@ -89,6 +89,13 @@ def figure_legend(figure, axes, **options):
             ax.get_legend().remove()
     return figure.legend(list(entries.values()), list(entries), loc="center left", bbox_to_anchor=(1.0, 0.5),
                          fontsize=9, **options)
+
+
+def line_with_band(ax, x, y, low, high, *, colour, label: str, **options):
+    """``y`` against ``x`` with markers and its band ``[low, high]`` shaded in the same colour."""
+    line, = ax.plot(x, y, marker="o", markersize=3, color=colour, label=label, **options)
+    ax.fill_between(x, low, high, color=line.get_color(), alpha=0.15, linewidth=0)
+    return line
 
 
 def save_figure(figure, path, *, dpi: int = 120) -> None:
@@ -155,8 +162,7 @@ def plot_metric(frame: pd.DataFrame, x: str, y: str, *, hue: str = "algorithm", 
         xs, means, lows, highs = (np.array(column, dtype=float) for column in zip(*stats, strict=True))
         if logy:  # a band reaching below zero cannot be drawn on a log axis
             lows = np.maximum(lows, means / 100.0)
-        line, = ax.plot(xs, means, marker="o", markersize=4, label=str(label), color=colours.get(label))
-        ax.fill_between(xs, lows, highs, alpha=0.15, color=line.get_color(), linewidth=0)
+        line_with_band(ax, xs, means, lows, highs, colour=colours.get(label), label=str(label))
     ax.set_xlabel(x)
     ax.set_ylabel(f"{y} (mean, {int(level * 100)}% band)")
     if logy:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from fullbandit.experiments.plots import colours_for, figure_legend, save_figure
+from fullbandit.experiments.plots import colours_for, figure_legend, line_with_band, save_figure
 
 
 def plot_budget(frame: pd.DataFrame, path: Path) -> None:
@@ -32,10 +32,8 @@ def plot_budget(frame: pd.DataFrame, path: Path) -> None:
             panel = table[(table["instance"] == dataset) & (table["K"] == k)]
             for algorithm, line in panel.groupby("algorithm"):
                 line = line.sort_values("budget_per_arm")
-                ax.plot(line["budget_per_arm"], line["failure_probability"], marker="o", markersize=3,
-                        color=colours[algorithm], label=algorithm)
-                ax.fill_between(line["budget_per_arm"], line["low"], line["high"], color=colours[algorithm],
-                                alpha=0.15, linewidth=0)
+                line_with_band(ax, line["budget_per_arm"], line["failure_probability"], line["low"], line["high"],
+                               colour=colours[algorithm], label=algorithm)
             ax.set(xscale="log", title=f"{dataset}, K = {k}")
             ax.grid(True, which="both", alpha=0.3)
             if column == 0:

@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from fullbandit.experiments.plots import colours_for, legend_beside, save_figure
+from fullbandit.experiments.plots import colours_for, legend_beside, line_with_band, save_figure
 
 
 def plot_fig2(frame: pd.DataFrame, path: Path) -> None:
@@ -58,8 +58,8 @@ def plot_fig3(frame: pd.DataFrame, path: Path) -> None:
     colours = colours_for(labels)
     for label in labels:
         line = table[table["algorithm"] == label].sort_values("T")
-        ax.plot(line["T"], line["misidentification"], marker="o", markersize=3, label=label, color=colours[label])
-        ax.fill_between(line["T"], line["low"], line["high"], alpha=0.12, color=colours[label], linewidth=0)
+        line_with_band(ax, line["T"], line["misidentification"], line["low"], line["high"], colour=colours[label],
+                       label=label)
     runs = int(table["runs"].min()) if len(table) else 0
     ax.set(xscale="log", xlabel="budget T (samples)", ylabel="misidentification probability",
            title=f"Caption contest 559, top 2 of 138 captions ({runs} runs per point)")

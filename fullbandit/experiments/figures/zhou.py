@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from fullbandit.experiments.plots import colours_for, figure_legend, plot_metric, save_figure
+from fullbandit.experiments.plots import colours_for, figure_legend, line_with_band, plot_metric, save_figure
 
 
 def _pyplot():
@@ -35,10 +35,9 @@ def plot_fig1(frame: pd.DataFrame, path: Path) -> None:
             panel = table[(table["means"] == model) & (table["budget_per_arm"] == budget)]
             for algorithm, line in panel.groupby("algorithm"):
                 line = line.sort_values("K")
-                ax.plot(line["K"], line["regret"], marker="o", markersize=3, color=colours[algorithm],
-                        label=f"{algorithm} ({runs[algorithm]} runs)")
-                ax.fill_between(line["K"], line["regret"] - 1.96 * line["se"], line["regret"] + 1.96 * line["se"],
-                                color=colours[algorithm], alpha=0.15, linewidth=0)
+                line_with_band(ax, line["K"], line["regret"], line["regret"] - 1.96 * line["se"],
+                               line["regret"] + 1.96 * line["se"], colour=colours[algorithm],
+                               label=f"{algorithm} ({runs[algorithm]} runs)")
             ax.set(title=f"theta ~ {model}, Q = {budget} n", xlabel="K")
             if column == 0:
                 ax.set_ylabel("aggregate regret (mean, 95% band)")
