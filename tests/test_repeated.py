@@ -75,3 +75,19 @@ def test_zhou_fig1_runs_lucb_on_the_first_instance_of_each_batch_and_its_bands_c
     table = zhou.summarize_fig1(frame).loc[("SAR", "uniform", 20, 10)]
     assert table["runs"] == 4 and table["regret"] == pytest.approx(np.mean(regrets))
     assert table["se"] == pytest.approx(np.std(regrets, ddof=1) / 2.0)
+
+
+def test_chen_budget_states_the_paper_s_winner_per_panel_and_needs_separate_intervals_to_call_one():
+    ks = (100, 250, 500)
+    assert chen_budget.expected_winner("UNIFORM", 100, ks) == "OptMAI"
+    assert chen_budget.expected_winner("UNIFORM", 250, ks) is None
+    assert chen_budget.expected_winner("UNIFORM", 500, ks) == chen_budget.expected_winner("TWOGROUP", 100, ks) \
+        == "AdaptiveTopK"
+    import pandas as pd
+    rows = []
+    for algorithm, failures in (("AdaptiveTopK", 10), ("OptMAI", 60), ("OptMAI (plain)", 14)):
+        rows.append({"instance": "TWOGROUP", "K": 500, "budget_per_arm": 20, "algorithm": algorithm, "runs": 200,
+                     "failure": failures, "regret": 0.0})
+    verdicts = chen_budget.claims(pd.DataFrame(rows)).set_index("paper's claim")["holds"]
+    assert verdicts["AdaptiveTopK is best, against OptMAI"] == "yes"  # 5% against 30%: the intervals part
+    assert verdicts["AdaptiveTopK is best, against OptMAI (plain)"] == "no"  # 5% against 7%: they overlap
