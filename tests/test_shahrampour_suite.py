@@ -82,7 +82,7 @@ def test_suites_are_registered_with_the_papers_run_counts(tmp_path, small_run):
     assert set(grid.algorithms) == set(shahrampour.ALGORITHMS) and len(grid.algorithms) == 8
     _, frame = small_run
     path = tmp_path / "fig2.png"
-    shahrampour.plot_fig2(frame, path)
+    get_suite("shahrampour-fig2").draw(frame, path)
     assert path.stat().st_size > 10_000
 
 
@@ -95,9 +95,10 @@ def test_fig3_runs_on_the_caption_data(tmp_path):
     table = shahrampour.summarize(frame)
     assert set(table.index.get_level_values("T")) == {400, 800} and (table["runs"] == 6).all()
     path = tmp_path / "fig3.png"
-    shahrampour.plot_fig3(frame, path)
+    get_suite("shahrampour-fig3").draw(frame, path)
     assert path.stat().st_size > 10_000
-    assert isinstance(grid.instances["caption559"].make(np.random.default_rng(0), split=0, sizes=(1,), budgets=(10,)).problem, fb.TopK)
+    made = grid.instances["caption559"].make(np.random.default_rng(0), split=0, sizes=(1,), budgets=(10,))
+    assert isinstance(made.problem, fb.TopK)
 
 
 @pytest.fixture(scope="module")

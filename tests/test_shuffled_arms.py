@@ -72,7 +72,8 @@ def test_the_suites_give_every_run_its_own_order_the_same_for_every_algorithm():
     first = made[0].environment
     assert isinstance(first, ShuffledArms) and first.runs == 20
     assert len({tuple(np.flatnonzero(row == row.max())) for row in first.means}) > 5  # the top arms move
-    again = grid.instances["nsar"].make(np.random.default_rng(cells[0].instance_seed()), **dict(cells[0].instance_params))
+    again = grid.instances["nsar"].make(np.random.default_rng(cells[0].instance_seed()),
+                                        **dict(cells[0].instance_params))
     assert np.array_equal(again.environment.orders, first.orders)  # from the instance's seed: any algorithm
     assert not np.array_equal(made[1].environment.orders, first.orders)  # another batch, other orders
 

@@ -6,6 +6,8 @@ catalogue :mod:`fullbandit.experiments.suites` gathers them by name.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,9 +36,10 @@ def summarize_identification(frame: pd.DataFrame) -> pd.DataFrame:
 class Suite:
     """A named grid with its figure and summary table.
 
-    ``build(runs)`` gives the grid; ``plot(frame, path)`` writes a PNG (:meth:`draw` adds
-    the provenance of the runs drawn); ``summarize(frame)`` gives the table
-    ``fullbandit bench`` prints.
+    ``build(runs)`` gives the grid; ``plot(frame, path)`` writes a figure (:meth:`draw` adds
+    the provenance of the runs drawn; a ``plot`` with a ``suite`` parameter is handed the
+    suite, so a figure module reads the summary without importing its suite's module);
+    ``summarize(frame)`` gives the table ``fullbandit bench`` prints.
     """
 
     name: str
@@ -63,7 +66,10 @@ class Suite:
         import matplotlib
 
         path = Path(path)
+        plot = self.plot
+        if "suite" in inspect.signature(plot).parameters:  # a figure that reads the suite (its summary)
+            plot = functools.partial(plot, suite=self)
         with matplotlib.rc_context({"savefig.bbox": "tight", "svg.hashsalt": self.name}):
-            self.plot(frame, path)
-            self.plot(frame, path.with_suffix(".svg"))
+            plot(frame, path)
+            plot(frame, path.with_suffix(".svg"))
         add_png_text(path, PROVENANCE_KEYWORD, json.dumps(provenance_record(versions_in(frame)), sort_keys=True))

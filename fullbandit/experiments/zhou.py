@@ -169,7 +169,8 @@ RTE_SUITE = Suite(
     "K = 10..100: regret, precision, and the samples per worker at Q = 10n, K = 20 (the paper: at most 48 "
     "for OptMAI, 143 for SAR, 17 for LUCB). Paper's statement: OptMAI with beta = 0.8 outperforms the others "
     "for most K and Q; SAR is best at K = 10, Q = 10n.",
-    build_rte_grid, plot_rte, default_runs=100, summarize=summarize)
+    build_rte_grid, partial(plot_rte, algorithms=ALGORITHMS, paper_max_samples=PAPER_MAX_SAMPLES,
+                            samples_per_worker=samples_per_worker), default_runs=100, summarize=summarize)
 
 #: The suites this module declares (gathered by :mod:`fullbandit.experiments.suites`).
 SUITES = (FIG1_SUITE, RTE_SUITE)

@@ -10,16 +10,15 @@ import pandas as pd
 from fullbandit.experiments.plots import colours_for, figure_legend, line_with_band, save_figure
 
 
-def plot_budget(frame: pd.DataFrame, path: Path) -> None:
+def plot_budget(frame: pd.DataFrame, path: Path, suite) -> None:
     """Failure probability against the budget (log x), one row per data set, one column per K, 95% Wilson bands."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     from fullbandit.experiments.chen import DATASETS, EPSILON
-    from fullbandit.experiments.chen_budget import summarize
 
-    table = summarize(frame).reset_index()
+    table = suite.summarize(frame).reset_index()
     ks = sorted(table["K"].unique())
     datasets = [name for name in DATASETS if name in set(table["instance"])]
     figure, axes = plt.subplots(len(datasets), len(ks), figsize=(4.2 * len(ks), 3.0 * len(datasets)), squeeze=False,

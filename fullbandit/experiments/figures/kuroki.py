@@ -20,39 +20,30 @@ def _pyplot():
 
 def samples_plot(frame: pd.DataFrame, path: Path) -> None:
     """Pulls to stop against ``n`` (log y) and error rates, side by side."""
-    from fullbandit.experiments.kuroki_samples import SAMPLES_GAP, SAMPLES_SIGMA
-
     plt = _pyplot()
     figure, (left, right) = plt.subplots(1, 2, figsize=(13, 4.5))
     plot_metric(frame, "n", "pulls", ax=left, logy=True,
-                title=f"pulls to stop, k = n/2, gap {SAMPLES_GAP}, N(0, {SAMPLES_SIGMA:g}) noise, G-allocation")
+                title="pulls to stop, k = n/2, planted gap, Gaussian noise, G-allocation")
     plot_error_rates(frame, success="correct", ax=right, delta=0.05, title="error rate (epsilon = 0)")
     figure.tight_layout()
     save_figure(figure, path)
     plt.close(figure)
 
 
-def table2_plot(frame: pd.DataFrame, path: Path) -> None:
+def table2_plot(frame: pd.DataFrame, path: Path, suite) -> None:
     """Table 2: our pulls per data set (mean, whiskers from the least to the most of the runs) with the
-    paper's printed figure beside each of its three algorithms in the same colour, hatched; and the
-    SAQM/ICB ratio of the defaults, of the readings of the lost constants and of the paper."""
-    from fullbandit.experiments.kuroki_samples import (
-        PAPER_COLUMNS,
-        PAPER_TABLE2,
-        TABLE2_DELTA,
-        TABLE2_EPSILON,
-        TABLE2_K,
-        summarize_table2,
-    )
-
+    paper's printed figure (the summary's ``paper NAME`` columns) beside each of its algorithms in the
+    same colour, hatched; and the SAQM/ICB ratio of the defaults, of the readings of the lost constants
+    and of the paper."""
     plt = _pyplot()
-    table = summarize_table2(frame)
+    table = suite.summarize(frame)
+    papers = [column[len("paper "):] for column in table.columns if column.startswith("paper ") and "/" not in column]
     datasets = list(table.index)
     stats = frame.groupby(["instance", "algorithm"])["pulls"].agg(["mean", "min", "max", "size"])
     algorithms = [name for name in frame["algorithm"].drop_duplicates()]
     colours = colours_for(algorithms)
     slots = [(name, "ours") for name in algorithms]
-    slots += [(name, "paper") for name in PAPER_COLUMNS if name in algorithms]
+    slots += [(name, "paper") for name in papers if name in algorithms]
     slots.sort(key=lambda slot: (algorithms.index(slot[0]), slot[1] == "paper"))
     figure, (left, right) = plt.subplots(1, 2, figsize=(17, 5), gridspec_kw={"width_ratios": (3, 1.2)})
     positions = np.arange(len(datasets))
@@ -60,9 +51,8 @@ def table2_plot(frame: pd.DataFrame, path: Path) -> None:
     for index, (name, source) in enumerate(slots):
         at = positions + (index - (len(slots) - 1) / 2) * width
         if source == "paper":
-            values = [PAPER_TABLE2[dataset][PAPER_COLUMNS[name]] for dataset in datasets]
-            left.bar(at, values, width=width, color=colours[name], alpha=0.45, hatch="///", edgecolor="black",
-                     linewidth=0.4, label=f"paper: {name}")
+            left.bar(at, table[f"paper {name}"], width=width, color=colours[name], alpha=0.45, hatch="///",
+                     edgecolor="black", linewidth=0.4, label=f"paper: {name}")
             continue
         rows = stats.xs(name, level="algorithm").reindex(datasets)
         means = rows["mean"].to_numpy()
@@ -71,9 +61,10 @@ def table2_plot(frame: pd.DataFrame, path: Path) -> None:
                  label=f"ours: {name}")
     runs = int(stats["size"].min())
     left.set_xticks(positions, datasets)
+    settings = ", ".join(f"{name} = {frame[name].iloc[0]:g}" for name in ("k", "epsilon", "delta") if name in frame)
     left.set(yscale="log", ylabel=f"pulls to stop (mean of {runs} runs; whiskers: least to most)",
-             title=f"Table 2: k = {TABLE2_K}, epsilon = {TABLE2_EPSILON}, delta = {TABLE2_DELTA}, Bernoulli workers, "
-                   "uniform allocation (the paper's epsilon and noise are lost)")
+             title=f"Table 2: {settings}, Bernoulli workers, uniform allocation (the paper's epsilon and noise "
+                   "are lost)")
     legend_beside(left, ncol=1)
     ratios = {"ours: saqm / icb": "ours saqm/icb", "readings: saqm[ratio one] / icb[super-arm union]":
               "readings saqm/icb", "paper: saqm / icb": "paper saqm/icb"}
@@ -93,12 +84,10 @@ def table2_plot(frame: pd.DataFrame, path: Path) -> None:
     plt.close(figure)
 
 
-def modes_plot(frame: pd.DataFrame, path: Path) -> None:
+def modes_plot(frame: pd.DataFrame, path: Path, suite) -> None:
     """Mean pulls per variant with the tight and the paper's constant (log y)."""
-    from fullbandit.experiments.kuroki_samples import summarize_modes
-
     plt = _pyplot()
-    table = summarize_modes(frame)
+    table = suite.summarize(frame)
     figure, ax = plt.subplots(figsize=(9, 4.5))
     positions = np.arange(len(table.index))
     colours = colours_for(table.index)

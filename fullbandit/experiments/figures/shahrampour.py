@@ -10,18 +10,16 @@ import pandas as pd
 from fullbandit.experiments.plots import colours_for, legend_beside, line_with_band, save_figure
 
 
-def plot_fig2(frame: pd.DataFrame, path: Path) -> None:
+def plot_fig2(frame: pd.DataFrame, path: Path, suite) -> None:
     """Figure 2: one panel per (M, setup), one bar per algorithm in the paper's index order."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from fullbandit.experiments.shahrampour import ALGORITHMS, summarize
-
-    table = summarize(frame).reset_index()
+    table = suite.summarize(frame).reset_index()
     ms, setups = sorted(table["M"].unique()), sorted(table["setup"].unique())
     figure, axes = plt.subplots(len(ms), len(setups), figsize=(3.3 * len(setups), 3.2 * len(ms)), squeeze=False)
-    labels = [label for label in ALGORITHMS if label in set(table["algorithm"])]
+    labels = list(frame["algorithm"].drop_duplicates())  # the grid's order: the paper's index order
     colours = colours_for(labels)
     for row, m in enumerate(ms):
         for column, setup in enumerate(setups):
@@ -44,17 +42,15 @@ def plot_fig2(frame: pd.DataFrame, path: Path) -> None:
     plt.close(figure)
 
 
-def plot_fig3(frame: pd.DataFrame, path: Path) -> None:
+def plot_fig3(frame: pd.DataFrame, path: Path, suite) -> None:
     """Figure 3: misidentification against the budget on the caption data, one line per algorithm."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from fullbandit.experiments.shahrampour import ALGORITHMS, summarize
-
-    table = summarize(frame).reset_index()
+    table = suite.summarize(frame).reset_index()
     figure, ax = plt.subplots(figsize=(7, 4.6))
-    labels = [name for name in ALGORITHMS if name in set(table["algorithm"])]
+    labels = list(frame["algorithm"].drop_duplicates())
     colours = colours_for(labels)
     for label in labels:
         line = table[table["algorithm"] == label].sort_values("T")

@@ -13,7 +13,7 @@ from fullbandit.experiments.plots import colours_for, figure_legend, save_figure
 FAMILY_STYLES = {"APT": "-", "UCBE": "--", "Opt-KG": ":", "LSA": "-", "Uniform": "-."}
 
 
-def plot(frame: pd.DataFrame, path: Path) -> None:
+def plot(frame: pd.DataFrame, path: Path, suite) -> None:
     """Figure 1: ``ln(regret / K)`` against ``T``, one panel per setup, one line per algorithm, 95% bands.
 
     Every algorithm has its own colour (:data:`fullbandit.experiments.plots.ALGORITHM_COLOURS`), the
@@ -23,12 +23,10 @@ def plot(frame: pd.DataFrame, path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from fullbandit.experiments.tao import ALGORITHMS, summarize
-
-    table = summarize(frame).reset_index()
+    table = suite.summarize(frame).reset_index()
     setups = sorted(table["setup"].unique())
     figure, axes = plt.subplots(1, len(setups), figsize=(5.5 * len(setups), 4.4), squeeze=False)
-    labels = [name for name in ALGORITHMS if name in set(table["algorithm"])]
+    labels = list(frame["algorithm"].drop_duplicates())  # the grid's order: the paper's legend
     colours = colours_for(labels)
     for ax, setup in zip(axes[0], setups, strict=True):
         panel = table[table["setup"] == setup]

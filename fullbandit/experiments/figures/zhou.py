@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -16,15 +17,13 @@ def _pyplot():
     return plt
 
 
-def plot_fig1(frame: pd.DataFrame, path: Path) -> None:
+def plot_fig1(frame: pd.DataFrame, path: Path, suite) -> None:
     """Figure 1 (a)-(f): mean regret against K with a 95% band (1.96 standard errors of the batch sums),
     one row per means model, one column per budget; the legend names each algorithm's runs per point."""
-    from fullbandit.experiments.zhou import FIG1_BUDGETS, summarize_fig1
-
     plt = _pyplot()
-    table = summarize_fig1(frame).reset_index()
+    table = suite.summarize(frame).reset_index()
     models = [model for model in ("uniform", "0.6/0.5") if model in set(table["means"])]
-    budgets = [budget for budget in FIG1_BUDGETS if budget in set(table["budget_per_arm"])]
+    budgets = sorted(table["budget_per_arm"].unique())
     figure, axes = plt.subplots(len(models), len(budgets), figsize=(4.6 * len(budgets), 3.6 * len(models)),
                                 squeeze=False)
     colours = colours_for(sorted(table["algorithm"].unique()))
@@ -48,35 +47,34 @@ def plot_fig1(frame: pd.DataFrame, path: Path) -> None:
     plt.close(figure)
 
 
-def plot_rte(frame: pd.DataFrame, path: Path) -> None:
-    """Figure 2 (b)-(d): regret against K, one panel per budget; (e)-(f): samples per worker in one run,
-    with the most the paper reports drawn as a dashed line."""
-    from fullbandit.core import registry
-    from fullbandit.experiments.zhou import ALGORITHMS, PAPER_MAX_SAMPLES, RTE_BUDGETS, samples_per_worker
-
+def plot_rte(frame: pd.DataFrame, path: Path, *, algorithms: dict, paper_max_samples: dict,
+             samples_per_worker: Callable) -> None:
+    """Figure 2 (b)-(d): regret against K, one panel per budget; (e)-(f): samples per worker in one run
+    (``samples_per_worker(name, options)`` of the labels of ``algorithms``), with the most the paper
+    reports (``paper_max_samples``) drawn as a dashed line."""
     plt = _pyplot()
-    shown = [label for label in ("OptMAI beta=0.8", "SAR", "LUCB", "Uniform")
-             if ALGORITHMS[label][0] in registry.names(feedback="semi")]
+    budgets = sorted(frame["budget_per_arm"].unique())
+    shown = [label for label in ("OptMAI beta=0.8", "SAR", "LUCB", "Uniform") if label in set(frame["algorithm"])]
     colours = colours_for(sorted(frame["algorithm"].unique()))
-    width = max(len(RTE_BUDGETS), len(shown))
+    width = max(len(budgets), len(shown))
     figure, axes = plt.subplots(2, width, figsize=(4.6 * width, 7.6), squeeze=False)
-    for column, budget in enumerate(RTE_BUDGETS):
+    for column, budget in enumerate(budgets):
         panel = frame[frame["budget_per_arm"] == budget]
         if len(panel):
             plot_metric(panel, "K", "regret", ax=axes[0][column], title=f"RTE workers, Q = {budget} n")
-    for column in range(len(RTE_BUDGETS), width):
+    for column in range(len(budgets), width):
         axes[0][column].axis("off")
     for column, label in enumerate(shown):
         ax = axes[1][column]
-        counts = samples_per_worker(*ALGORITHMS[label])
+        counts = samples_per_worker(*algorithms[label])
         ax.hist(counts, bins=30, color=colours.get(label))
-        if label in PAPER_MAX_SAMPLES:
-            ax.axvline(PAPER_MAX_SAMPLES[label], color="black", linestyle="--", linewidth=1,
-                       label=f"paper's most: {PAPER_MAX_SAMPLES[label]}")
+        if label in paper_max_samples:
+            ax.axvline(paper_max_samples[label], color="black", linestyle="--", linewidth=1,
+                       label=f"paper's most: {paper_max_samples[label]}")
             ax.legend(fontsize=8)
         ax.set(title=f"{label}: samples per worker\n(Q = 10 n, K = 20), ours at most {int(counts.max())}",
                xlabel="samples (tasks)", ylabel="workers")
     figure.tight_layout()
-    figure_legend(figure, axes[0][:len(RTE_BUDGETS)])
+    figure_legend(figure, axes[0][:len(budgets)])
     save_figure(figure, path, dpi=110)
     plt.close(figure)
