@@ -15,7 +15,7 @@ runs per point, as both suites do (``--runs`` for a quick look), over fewer valu
 (``FIG1_KS``, ``RTE_KS``). Figure 1's runs are batched (:mod:`fullbandit.experiments.repeated`,
 :data:`FIG1_BATCH` runs a batch, a row holding a batch's sums), and LUCB, which samples two
 arms per round and takes about 17 s a run at ``n = 1000``, runs only the first
-:data:`FIG1_LUCB_RUNS_PER_BATCH` run of every batch (4 runs a point, on the same instances
+:data:`FIG1_LUCB_RUNS_PER_BATCH` run of every batch (2 runs a point, on the same instances
 as the first runs of the others): the paper's 100 for it would take 17 CPU hours. The
 figures show 95% confidence bands.
 """
@@ -43,7 +43,7 @@ from fullbandit.problems.classes import TopK
 
 FIG1_N = 1000
 FIG1_RUNS = 100
-FIG1_BATCH = 25
+FIG1_BATCH = 50
 FIG1_LUCB_RUNS_PER_BATCH = 1
 FIG1_KS = (10, 50, 100, 200, 300, 500)
 FIG1_BUDGETS = (20, 50, 100)  # Q in multiples of n
@@ -158,7 +158,7 @@ FIG1_SUITE = Suite(
     "zhou-fig1",
     "Zhou, Chen, Li (2014), Figure 1: aggregate regret against K, n = 1000 Bernoulli arms with Unif[0, 1] or "
     "0.6/0.5 means, Q = 20n, 50n, 100n; OptMAI (beta 0.8, 0.9), SAR, LUCB, Uniform (those registered). "
-    "100 runs per point as in the paper (LUCB: 4, the first of each batch of 25), fewer K values than its "
+    "100 runs per point as in the paper (LUCB: 2, the first of each batch of 50), fewer K values than its "
     "10, 20, ..., 500. "
     "Paper's statement: Uniform performs the worst, OptMAI outperforms SAR and LUCB in most scenarios, and "
     "beta = 0.8 beats 0.9 for large K (0.9 for small K).",
