@@ -18,7 +18,6 @@ The tolerances are the same quantity for every algorithm: ``epsilon`` bounds
 from __future__ import annotations
 
 from functools import partial
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -28,6 +27,7 @@ from fullbandit.datasets.instances import team_environment
 from fullbandit.datasets.quiz import DATASETS, load_dataset
 from fullbandit.environments.models import BernoulliTeam
 from fullbandit.experiments.evaluations import Instance
+from fullbandit.experiments.figures.feedback_cost import plot
 from fullbandit.experiments.grid import Factory, Grid
 from fullbandit.experiments.suite import Suite
 from fullbandit.problems.classes import TopK
@@ -98,22 +98,6 @@ def summarize(frame: pd.DataFrame) -> pd.DataFrame:
         runs=("pulls", "size"), mean_pulls=("pulls", "mean"), mean_answers=("answers", "mean"),
         epsilon_optimal=("epsilon_optimal", "mean"),
         budget_hits=("stop_reason", lambda reasons: int((reasons == "budget exhausted").sum())))
-
-
-def plot(frame: pd.DataFrame, path: Path) -> None:
-    """Individual answers per data set, one bar per algorithm (log scale)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    table = summarize(frame)["mean_answers"].unstack("algorithm")
-    figure, ax = plt.subplots(figsize=(12, 4.8))
-    table.plot.bar(ax=ax, logy=True)
-    ax.set(ylabel="individual answers to stop (mean)", xlabel="",
-           title=f"What sum-only feedback costs: certified full-bandit vs per-arm algorithms, delta = {DELTA}")
-    ax.grid(True, axis="y", which="both", alpha=0.3)
-    figure.tight_layout()
-    figure.savefig(path, dpi=110)
-    plt.close(figure)
 
 
 FEEDBACK_COST_SUITE = Suite(

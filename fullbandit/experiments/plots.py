@@ -202,7 +202,7 @@ def plot_error_rates(frame: pd.DataFrame, *, success: str = "epsilon_optimal", b
         ax.bar(positions, rates, width=width, yerr=errors, capsize=3,
                color=[colours[label] for label in labels] if colours else None,
                label=None if group_value is None else f"{group}={group_value}")
-    ax.set_xticks(np.arange(len(labels)), [str(label) for label in labels], rotation=20)
+    ax.set_xticks(np.arange(len(labels)), [str(label) for label in labels], rotation=30, ha="right")
     ax.set_ylabel(f"error rate ({int(level * 100)}% Wilson interval)")
     if delta is not None:
         ax.axhline(delta, color="black", linestyle="--", linewidth=1, label=f"delta={delta}")
