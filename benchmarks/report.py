@@ -57,6 +57,15 @@ def _markdown(frame: pd.DataFrame, index: bool = True) -> str:
                      + ["| " + " | ".join(row) + " |" for row in rows])
 
 
+def _cost(frame: pd.DataFrame) -> str:
+    """``" Their runs took ... of CPU"``: the sum of the rows' wall times (one process each), when recorded."""
+    if "wall_time" not in frame.columns or frame["wall_time"].isna().all():
+        return ""
+    minutes = float(frame["wall_time"].sum()) / 60.0
+    shown = f"{minutes / 60.0:.1f} hours" if minutes >= 90 else f"{minutes:.1f} minutes"
+    return f". Their runs took {shown} of one process's time (about half that on `--jobs 2`)."
+
+
 def _attested(record_path: Path) -> str:
     """``", attested by commit ... on ..."`` when the runs' first replicates were rerun by later code."""
     if not record_path.exists():
@@ -100,7 +109,7 @@ def main(argv=None):
         lines += [f"## {title}", "", suite.description, "",
                   f"Command: `fullbandit bench {name} --runs {runs} --jobs 2 --fresh --out benchmarks/results` "
                   f"(runs of {describe(versions_in(frame))}{_attested(args.results / f'{name}.code.json')}; the "
-                  "code they depend on is today's, or `tests/test_results_current.py` fails)", ""]
+                  f"code they depend on is today's, or `tests/test_results_current.py` fails){_cost(frame)}", ""]
         if (args.results / f"{name}.png").exists():
             lines += [f"![{name}](../benchmarks/results/{name}.png)", ""]
         if suite.claims is not None:

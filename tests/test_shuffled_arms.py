@@ -103,8 +103,8 @@ def _top(means, k):
     return top_k_mask(means, k)
 
 
-@pytest.mark.parametrize("shuffled", [True, pytest.param(False, marks=pytest.mark.xfail(
-    strict=True, reason="negative control: without shuffling, listing the best arms first wins ties"))])
+@pytest.mark.parametrize("shuffled", [True, pytest.param(False, marks=[pytest.mark.slow, pytest.mark.xfail(
+    strict=True, reason="negative control: without shuffling, listing the best arms first wins ties")])])
 def test_the_error_rate_does_not_depend_on_how_a_setup_lists_its_arms(monkeypatch, shuffled):
     """SAR on setup 1 (M = 2, T = 1250), 3000 runs listed best first and 3000 listed best last.
 
