@@ -296,7 +296,10 @@ _WORDS = {"yes": 1.0, "mostly": 0.5, "no": 0.0}
 def _from_claims(suite: str, claim: str) -> Callable[[pd.DataFrame], Verdict]:
     """A verdict from the suite's own per-point checks of ``claim`` (:attr:`Suite.claims`)."""
     def check(frame: pd.DataFrame) -> Verdict:
-        checks = get_suite(suite).claims(frame)
+        suite_claims = get_suite(suite).claims
+        if suite_claims is None:
+            raise ValueError(f"suite {suite!r} checks no claims of its own")
+        checks = suite_claims(frame)
         rows = checks[checks["paper's claim"] == claim]
         scores = rows["holds"].map(_WORDS)
         hits = int((scores == 1).sum())

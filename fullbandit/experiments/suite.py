@@ -45,7 +45,8 @@ class Suite:
     name: str
     description: str
     build: Callable[[int], Grid]
-    plot: Callable[[pd.DataFrame, Path], None]
+    #: ``plot(frame, path)``, or ``plot(frame, path, suite=...)`` for a figure that reads the suite.
+    plot: Callable[..., None]
     default_runs: int
     summarize: Callable[[pd.DataFrame], pd.DataFrame] = summarize_identification
     #: ``claims(frame)``: the paper's statements about the figure, checked on the runs (optional).
