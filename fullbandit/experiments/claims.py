@@ -180,10 +180,16 @@ def _few_runs(frame: pd.DataFrame, verdict: str, ours: str, paper_runs: int, inv
 
 def _zhou_uniform(frame: pd.DataFrame) -> Verdict:
     table = _regret_table(frame).drop(columns="LUCB", errors="ignore")
-    worst = int((table.idxmax(axis=1) == "Uniform").sum())
-    return _few_runs(frame, _share_verdict(worst, len(table), most=True),
-                     f"Uniform worst of {', '.join(table.columns)} at {worst} of {len(table)} points", 100,
-                     involved=table.columns)
+    worst = table.idxmax(axis=1)
+    hits = int((worst == "Uniform").sum())
+    verdict = _few_runs(frame, _share_verdict(hits, len(table)),
+                        f"Uniform worst of {', '.join(table.columns)} at {hits} of {len(table)} points", 100,
+                        involved=table.columns)
+    others = worst[worst != "Uniform"]
+    if others.empty or verdict.note:
+        return verdict
+    where = ", ".join(f"{name} at {count}" for name, count in others.value_counts().items())
+    return Verdict(verdict.verdict, verdict.ours, f"worse than Uniform: {where} (K and budget in the section's table)")
 
 
 def _zhou_optmai(frame: pd.DataFrame) -> Verdict:
