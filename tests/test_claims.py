@@ -54,6 +54,7 @@ def test_table2_ordering_comes_back_only_under_the_readings():
         claims._table2 = original
 
 
+@pytest.mark.slow  # reads every committed suite; tests/test_results_current.py checks the page in the default run
 @pytest.mark.skipif(not RESULTS.exists(), reason="no committed results (an installed copy has none)")
 def test_every_claim_is_checked_with_a_verdict_and_a_reason_when_it_does_not_hold():
     table = headline_claims(RESULTS)

@@ -28,6 +28,7 @@ from fullbandit.experiments import provenance as provenance_module
 from fullbandit.experiments.provenance import CODE_COLUMNS, PROVENANCE_COLUMNS, current, source_commit, versions_in
 from fullbandit.experiments.resume import ResumeRefused
 from fullbandit.experiments.store import ResultStore, read_results
+from fullbandit.experiments.suites import get_suite
 from fullbandit.util.png import add_png_text
 from fullbandit.util.validation import InvalidParameterError
 
@@ -400,14 +401,15 @@ def test_bench_on_the_committed_table2_in_a_clone_says_where_its_runs_come_from(
     out = tmp_path / "kuroki-table2.csv"
     command = ["bench", "kuroki-table2", "--out", str(tmp_path), "--no-progress"]
     [written] = versions_in(read_results(committed))  # the committed runs come from one version of the code
-    assert written.runs == 108 and written.version != current()  # a clone is never at the commit that ran them
+    count = len(get_suite("kuroki-table2").build(3).cells())  # the suite's grid at its default runs
+    assert written.runs == count and written.version != current()  # a clone is never at the commit that ran them
     assert main(command) == 2  # not taken silently
     error = capsys.readouterr().err
-    assert "holds runs of other code than this" in error and f"108 runs of {written.version.label(True)}" in error
+    assert "holds runs of other code than this" in error and f"{count} runs of {written.version.label(True)}" in error
     assert out.read_bytes() == committed.read_bytes()
     assert main([*command, "--mix-versions"]) == 0  # asked for: the old table, saying so
     captured = capsys.readouterr()
-    assert captured.err == (f"108 of 108 runs taken from {out} ({written.describe()}), not recomputed; "
+    assert captured.err == (f"{count} of {count} runs taken from {out} ({written.describe()}), not recomputed; "
                             "fresh=True (fullbandit bench --fresh) recomputes them\n")
     assert f"runs of {written.describe()}" in captured.out.splitlines()[-1]
     assert out.read_bytes() == committed.read_bytes()  # nothing added, so nothing rewritten

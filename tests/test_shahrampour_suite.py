@@ -75,6 +75,7 @@ def test_setup5_takes_the_first_draw_with_a_moderate_budget():
     assert all(np.array_equal(np.sort(means), np.sort(drawn)) for means in instance.environment.means)
 
 
+@pytest.mark.slow
 def test_suites_are_registered_with_the_papers_run_counts(tmp_path, small_run):
     assert get_suite("shahrampour-fig2").default_runs == 4000
     assert get_suite("shahrampour-fig3").default_runs == 1000
