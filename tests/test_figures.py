@@ -37,6 +37,7 @@ def test_the_same_algorithm_keeps_its_colour_whatever_else_is_drawn():
     assert colours_for(["SAR", "LUCB"])["SAR"] == colours_for(["Uniform", "SAR", "x"])["SAR"] \
         == colours_for(["sar (one batch per phase)".split(" (")[0]])["sar"]
     assert colours_for(["clucb-pac (semi)"]) == {"clucb-pac (semi)": ALGORITHM_COLOURS["clucb-pac"]}
+    assert colours_for(label for label in ("SAR", "mine")) == colours_for(["SAR", "mine"])  # read once
 
 
 def test_a_legend_sits_beside_the_panel_not_over_it():

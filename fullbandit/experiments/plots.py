@@ -7,6 +7,7 @@ Every figure draws an algorithm in the same colour (:func:`colours_for`, from
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections.abc import Iterable
@@ -64,8 +65,8 @@ def colours_for(labels: Iterable) -> dict:
     >>> colours_for(["SAR", "my rule", "LUCB"])
     {'SAR': '#8c564b', 'my rule': '#a55194', 'LUCB': '#e377c2'}
     """
-    colours, others = {}, iter(OTHER_COLOURS * (1 + len(list(labels)) // len(OTHER_COLOURS)))
-    for label in labels:
+    colours, others = {}, itertools.cycle(OTHER_COLOURS)
+    for label in labels:  # any iterable, read once
         colours[label] = ALGORITHM_COLOURS.get(algorithm_key(label)) or next(others)
     return colours
 
@@ -78,8 +79,8 @@ def legend_beside(ax, **options):
 def figure_legend(figure, axes, **options):
     """One legend for every labelled line of ``axes`` (each label once), to the right of the panels.
 
-    The axes' own legends are removed; call before ``tight_layout``-free saving with
-    ``bbox_inches="tight"`` (:func:`save_figure` does), which keeps the legend in the image.
+    The axes' own legends are removed. The legend lies outside the figure's box: save with
+    ``bbox_inches="tight"`` (:func:`save_figure` does) to keep it in the image.
     """
     entries: dict = {}
     for ax in axes:
