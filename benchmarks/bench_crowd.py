@@ -1,9 +1,9 @@
 """What a practitioner gets on real crowd data: every certified algorithm on the shared data sets, with its plan.
 
-For each data set of ``../shared/data`` (RTE in the long format, its workers with at least
-``--min-answers`` graded labels; the six quiz sets in the wide format), each team size ``k``
-and each algorithm, one seeded run of ``fullbandit.run`` on a sparse replay of the real
-answers (``CrowdTable.environment("replay")``: every worker's mean is exactly its accuracy)
+For each data set of the data folder, ``$FULLBANDIT_DATA`` or else ``../shared/data`` (RTE in the
+long format, its workers with at least ``--min-answers`` graded labels; the six quiz sets in the
+wide format), each team size ``k`` and each algorithm, one seeded run of ``fullbandit.run`` on a
+sparse replay of the real answers (``CrowdTable.environment("replay")``: every worker's mean is exactly its accuracy)
 with epsilon = k x ``--epsilon-per-member`` and a pull cap of ``--budget``. Recorded: pulls,
 stop reason, certified, epsilon-optimal against the real accuracies, wall seconds, and the
 semi-bandit alternative (CLUCB-PAC on the same workers, graded answers one at a time).
@@ -12,7 +12,7 @@ Writes ``benchmarks/results/crowd_runs.csv`` and ``crowd_runs.png`` with its SVG
 run, log scale; hollow markers for runs that hit the cap); ``--redraw`` draws the figure again
 from the CSV without running.
 
-Usage (from the repository root, the shared data beside it):
+Usage (from the repository root, the shared data beside it or named by ``FULLBANDIT_DATA``):
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_crowd.py --jobs 2
 """
 
@@ -29,8 +29,8 @@ import pandas as pd
 
 import fullbandit as fb
 from fullbandit.datasets.crowd import CrowdDataWarning, load_long, load_wide
+from fullbandit.datasets.shared_data import data_folder
 
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data"
 QUIZ = ("ITMANAGE", "MEDICINE", "CHINESE", "POKEMON", "ENGLISH", "SCIENCE")
 ALGORITHMS = ("phased", "icb", "saqm", "safoa", "swap", "clucb-pac")
 
@@ -38,13 +38,14 @@ ALGORITHMS = ("phased", "icb", "saqm", "safoa", "swap", "clucb-pac")
 def load_tables(min_answers: int) -> dict:
     """Name -> CrowdTable for every shared data set present."""
     tables = {}
+    shared = data_folder()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CrowdDataWarning)  # the drops are the stated rules at work
-        rte = SHARED / "rte" / "rte_labels.csv"
+        rte = shared / "rte" / "rte_labels.csv"
         if rte.is_file():
             tables["RTE"] = load_long(rte, true_label="gold", min_answers=min_answers, name="RTE")
         for folder in QUIZ:
-            path = SHARED / "quiz" / folder
+            path = shared / "quiz" / folder
             if (path / "answer.csv").is_file():
                 tables[folder] = load_wide(path / "answer.csv", path / "truth.csv", name=folder)
     return tables
@@ -123,7 +124,7 @@ def main() -> None:
         return
     tables = load_tables(args.min_answers)
     if not tables:
-        raise SystemExit(f"no shared data at {SHARED}: this benchmark needs ../shared/data beside the repository")
+        raise SystemExit(f"no shared data at {data_folder()}: this benchmark needs the raw data (set FULLBANDIT_DATA)")
     tasks = [(name, table, k, algorithm, args.epsilon_per_member, args.budget, args.seed)
              for name, table in tables.items() for k in args.ks for algorithm in args.algorithms]
     with ProcessPoolExecutor(args.jobs) as pool:

@@ -2,7 +2,10 @@
 
 Usage (from the repository root)::
 
-    python datasets/derive_caption_table.py --out DIR [--source ../shared/data/caption559/counts.csv]
+    python datasets/derive_caption_table.py --out DIR [--source counts.csv]
+
+``--source`` defaults to ``caption559/counts.csv`` in the data folder (``$FULLBANDIT_DATA``, else
+``../shared/data`` beside the checkout: :mod:`fullbandit.datasets.shared_data`).
 
 Writes ``caption559.csv``: ``rank,not_funny,somewhat_funny,funny``, one row per caption in
 the published order, with the published rank as id and the three vote counts (the
@@ -32,10 +35,10 @@ CAPTION_TABLE = "caption559.csv"
 
 # Read with the package's own loader, so the table and the loader cannot disagree.
 sys.path.insert(0, str(REPO_ROOT))
-from fullbandit.datasets.votes import CAPTION559_ID, CAPTION559_RAW, load_caption559  # noqa: E402
+from fullbandit.datasets.votes import CAPTION559_ID, load_caption559  # noqa: E402
 
 
-def table_csv(source: Path) -> str:
+def table_csv(source: Path | None) -> str:
     data = load_caption559(source)
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
@@ -47,7 +50,8 @@ def table_csv(source: Path) -> str:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--source", type=Path, default=CAPTION559_RAW)
+    parser.add_argument("--source", type=Path, default=None,
+                        help="the published counts.csv (default: caption559/counts.csv in the data folder)")
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)

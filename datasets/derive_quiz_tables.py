@@ -2,7 +2,10 @@
 
 Usage (from the repository root)::
 
-    python datasets/derive_quiz_tables.py [--source ../shared/data/quiz] [--out DIR]
+    python datasets/derive_quiz_tables.py [--source FOLDER] [--out DIR]
+
+``--source`` defaults to ``quiz/`` in the data folder (``$FULLBANDIT_DATA``, else
+``../shared/data`` beside the checkout: :mod:`fullbandit.datasets.shared_data`).
 
 For each of the six data sets the raw ``answer.csv``/``truth.csv`` pair is graded with
 :func:`fullbandit.datasets.load_quiz` and written as ``<name>.csv``: a header
@@ -25,13 +28,13 @@ import sys
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_SOURCE = REPO_ROOT.parent / "shared" / "data" / "quiz"
 DEFAULT_OUT = REPO_ROOT / "fullbandit" / "datasets" / "embedded"
 
 # Grade with the package's own loader (from this checkout, not some installed copy) so
 # the embedded tables and load_quiz can never disagree on how a cell is judged.
 sys.path.insert(0, str(REPO_ROOT))
 from fullbandit.datasets import quiz  # noqa: E402
+from fullbandit.datasets.shared_data import data_folder  # noqa: E402
 
 
 def correctness_csv(data: quiz.QuizData) -> str:
@@ -76,11 +79,13 @@ def derive(source: Path, out: Path) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--source", type=Path, default=DEFAULT_SOURCE,
-                        help="folder holding ITMANAGE/, MEDICINE/, ... (default: %(default)s)")
+    parser.add_argument("--source", type=Path, default=None,
+                        help="folder holding ITMANAGE/, MEDICINE/, ... (default: quiz/ in the data folder)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT,
                         help="where to write the tables (default: %(default)s)")
     args = parser.parse_args(argv)
+    if args.source is None:
+        args.source = data_folder() / "quiz"
     if not args.source.is_dir():
         parser.error(f"source folder not found: {args.source}")
     index = derive(args.source, args.out)

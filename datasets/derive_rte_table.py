@@ -2,7 +2,10 @@
 
 Usage (from the repository root)::
 
-    python datasets/derive_rte_table.py [--source ../shared/data/rte/rte_labels.csv] [--out DIR]
+    python datasets/derive_rte_table.py [--source rte_labels.csv] [--out DIR]
+
+``--source`` defaults to ``rte/rte_labels.csv`` in the data folder (``$FULLBANDIT_DATA``, else
+``../shared/data`` beside the checkout: :mod:`fullbandit.datasets.shared_data`).
 
 Writes ``rte_workers.csv``: ``worker,labels,correct``, one row per worker (sorted by id),
 with the number of labels the worker gave and how many matched the gold label. Only this
@@ -21,7 +24,6 @@ import sys
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_SOURCE = REPO_ROOT.parent / "shared" / "data" / "rte" / "rte_labels.csv"
 DEFAULT_OUT = REPO_ROOT / "fullbandit" / "datasets" / "embedded"
 
 # Grade with the package's own loader, so the table and the CrowdTable of the raw labels cannot disagree.
@@ -29,7 +31,7 @@ sys.path.insert(0, str(REPO_ROOT))
 from fullbandit.datasets.rte import RTE_TABLE, load_rte_labels  # noqa: E402
 
 
-def table_csv(source: Path) -> str:
+def table_csv(source: Path | None) -> str:
     table = load_rte_labels(source)
     counts = dict(zip(table.worker_ids, zip(table.n_answered, table.n_correct, strict=True), strict=True))
     buffer = io.StringIO()
@@ -43,7 +45,8 @@ def table_csv(source: Path) -> str:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--source", type=Path, default=DEFAULT_SOURCE)
+    parser.add_argument("--source", type=Path, default=None,
+                        help="the published rte_labels.csv (default: rte/rte_labels.csv in the data folder)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args(argv)
     args.out.mkdir(parents=True, exist_ok=True)

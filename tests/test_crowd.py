@@ -15,9 +15,11 @@ import pytest
 import fullbandit as fb
 from fullbandit import InvalidParameterError
 from fullbandit.datasets.crowd import CrowdDataWarning, CrowdTable, load_long, load_wide
+from fullbandit.datasets.rte import RTE_LABELS
+from fullbandit.datasets.shared_data import data_folder
 from fullbandit.environments.models import SparseReplay
 
-RTE = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "rte" / "rte_labels.csv"
+RTE = data_folder() / RTE_LABELS
 
 
 def write(path: Path, text: str) -> Path:
@@ -164,8 +166,8 @@ def test_long_malformed_input_names_file_line_and_column(tmp_path):
         load_long(tmp_path / "nowhere.csv", gold)
 
 
-@pytest.mark.skipif(not RTE.is_file(), reason="the shared RTE labels (../shared/data/rte/rte_labels.csv, "
-                                              "beside the repository) are not on this machine")
+@pytest.mark.skipif(not RTE.is_file(), reason="the shared RTE labels (rte/rte_labels.csv in FULLBANDIT_DATA, else "
+                                              "in ../shared/data beside the repository) are not on this machine")
 def test_rte_labels_load_with_the_accuracies_of_a_direct_pandas_computation():
     table = load_long(RTE, true_label="gold")
     assert (table.n_workers, table.n_tasks) == (164, 800)

@@ -1,21 +1,21 @@
 """The wide-format loader on the six shared quiz data sets agrees with the embedded tables derived from them."""
 
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
 
 from fullbandit.datasets import load_dataset
 from fullbandit.datasets.crowd import CrowdDataWarning, load_wide
+from fullbandit.datasets.shared_data import data_folder
 
-QUIZ = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "quiz"
+QUIZ = data_folder() / "quiz"
 FOLDERS = {"ITMANAGE": "it", "MEDICINE": "medicine", "CHINESE": "chinese", "POKEMON": "pokemon",
            "ENGLISH": "english", "SCIENCE": "science"}
 
 
-@pytest.mark.skipif(not QUIZ.is_dir(), reason="the shared quiz data (../shared/data/quiz, beside the repository) "
-                                              "are not on this machine")
+@pytest.mark.skipif(not QUIZ.is_dir(), reason="the shared quiz data (quiz/ in FULLBANDIT_DATA, else in "
+                                              "../shared/data beside the repository) are not on this machine")
 @pytest.mark.parametrize("folder", FOLDERS)
 def test_load_wide_on_the_shared_quiz_data_matches_the_embedded_table(folder):
     with warnings.catch_warnings(record=True) as caught:

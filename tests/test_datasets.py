@@ -10,11 +10,12 @@ import numpy as np
 import pytest
 
 from fullbandit.datasets import DATASETS, QuizData, dataset_info, load_dataset, load_quiz
+from fullbandit.datasets.shared_data import data_folder
 from fullbandit.util.validation import InvalidParameterError
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SHARED_QUIZ = REPO_ROOT.parent / "shared" / "data" / "quiz"
-NO_SHARED_DATA = "shared data folder ../shared/data/quiz not present"
+SHARED_QUIZ = data_folder() / "quiz"
+NO_SHARED_DATA = f"shared data folder {SHARED_QUIZ} not present (FULLBANDIT_DATA, else ../shared/data)"
 
 # Table 2 of Kuroki et al., Neural Computation 32(9), 2020: an external reference, typed in
 # from the paper, not produced by our code.  name: (paper name, questions, workers, mean, best)

@@ -18,7 +18,8 @@ from fullbandit.core import registry
 from fullbandit.core.algorithm import Algorithm, ProtocolError
 from fullbandit.datasets import load_dataset
 from fullbandit.datasets.crowd import CrowdDataWarning, load_long
-from fullbandit.datasets.shared_data import SHARED_DATA
+from fullbandit.datasets.rte import RTE_LABELS
+from fullbandit.datasets.shared_data import data_folder
 from fullbandit.environments import BernoulliTeam, JointReplay
 from fullbandit.sessions import Session
 from fullbandit.sessions.replay import build_algorithm
@@ -116,12 +117,13 @@ def test_bad_tables_are_refused_naming_the_entry(table, error, message):
         JointReplay(table)
 
 
-@pytest.mark.skipif(not (SHARED_DATA / "rte" / "rte_labels.csv").is_file(),
-                    reason="the shared RTE labels (../shared/data/rte/rte_labels.csv beside the repository) are absent")
+@pytest.mark.skipif(not (data_folder() / RTE_LABELS).is_file(),
+                    reason="the shared RTE labels (rte/rte_labels.csv in FULLBANDIT_DATA, else in ../shared/data "
+                           "beside the repository) are absent")
 def test_sparse_real_data_rte_replays_with_the_workers_accuracies():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CrowdDataWarning)
-        table = load_long(SHARED_DATA / "rte" / "rte_labels.csv", true_label="gold", min_answers=20)
+        table = load_long(data_folder() / RTE_LABELS, true_label="gold", min_answers=20)
     replay = JointReplay(table, seed=0)
     assert np.allclose(replay.means, table.accuracies) and replay.labels == table.worker_ids
     team = tuple(np.argsort(-table.n_answered)[:5].tolist())  # the busiest workers share most tasks

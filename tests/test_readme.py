@@ -1,28 +1,78 @@
-"""The README's library examples run as written, and its test command is what CI runs."""
+"""The README is a quickstart whose examples run as written, whose links land on pages of the site, and whose
+test command is what CI runs; the documentation pages' Python examples run too."""
 
 import re
 from pathlib import Path
 
-from fullbandit.cli.main import main
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+SITE = "https://fullbandit.readthedocs.io/en/latest/"
 
 
-def _python_blocks():
-    return re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S)
+def python_blocks(path: Path) -> list[str]:
+    return re.findall(r"```python\n(.*?)```", path.read_text(encoding="utf-8"), flags=re.S)
 
 
-def test_readme_python_examples_run(tmp_path, monkeypatch):
-    blocks = _python_blocks()
-    assert len(blocks) >= 2
-    monkeypatch.chdir(tmp_path)  # the example saves a campaign file
-    namespace = {}
+def run_blocks(blocks: list[str], source: str) -> dict:
+    namespace: dict = {}
     for block in blocks:
-        exec(compile(block, "README.md", "exec"), namespace)
-    assert namespace["result"].stop_reason == "stopping rule"
+        exec(compile(block, source, "exec"), namespace)
+    return namespace
+
+
+def test_the_readme_is_a_quickstart():
+    text = README.read_text(encoding="utf-8")
+    assert len(text.splitlines()) < 200
+    for user in ("practitioners", "bandit researchers", "densest-k-subgraph", "library"):
+        assert re.search(rf"^## .*{user}", text, flags=re.M | re.I), user
+
+
+def test_the_readme_library_example_runs(tmp_path, monkeypatch):
+    library = [block for block in python_blocks(README) if "fb.SAQM" in block]
+    assert len(library) == 1
+    monkeypatch.chdir(tmp_path)  # the example saves a campaign file
+    namespace = run_blocks(library, "README.md")
+    assert namespace["result"].stop_reason == "stopping rule" and namespace["result"].certified
     assert namespace["result"].answer == (0, 1, 2)
     assert (tmp_path / "campaign.json").exists()
-    assert namespace["environment"].n == 111
+
+
+@pytest.mark.slow
+def test_the_readme_grid_example_runs(tmp_path, monkeypatch):
+    grid = [block for block in python_blocks(README) if "run_grid" in block]
+    assert len(grid) == 1
+    monkeypatch.chdir(tmp_path)
+    frame = run_blocks(grid, "README.md")["frame"]
+    assert set(frame["algorithm"]) == {"ICB", "phased"} and len(frame) == 12  # 2 algorithms x 2 sizes x 3 seeds
+    assert (tmp_path / "runs.csv").exists()
+
+
+def test_every_readme_link_into_the_site_names_a_page_of_it():
+    # The README is shown on the package index too, where a relative link breaks: every link is absolute, and
+    # one into the documentation must name a page the site builds (docs/<page>.md, .rst or .ipynb).
+    links = re.findall(r"\]\((\S+?)\)|<(https?://\S+?)>", README.read_text(encoding="utf-8"))
+    targets = [link or bare for link, bare in links]
+    assert targets and all(target.startswith("https://") for target in targets), targets
+    pages = [target[len(SITE):] for target in targets if target.startswith(SITE)]
+    assert len(pages) >= 8
+    missing = [page for page in pages if page and not any(
+        (ROOT / "docs" / page.removesuffix(".html")).with_suffix(suffix).is_file() for suffix in (".md", ".rst"))]
+    assert missing == []
+
+
+def test_ci_runs_the_readme_test_command():
+    readme = README.read_text(encoding="utf-8")
+    commands = [line.strip() for line in readme.splitlines() if line.startswith("    python3 -m venv")]
+    assert len(commands) == 2
+    test_command = next(command for command in commands if "pytest" in command)
+    assert test_command in (ROOT / ".ci" / "run").read_text()
+
+
+def test_the_campaign_page_examples_run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    namespace = run_blocks(python_blocks(ROOT / "docs" / "campaigns.md"), "docs/campaigns.md")
     # The crowd-data example: the two most accurate workers, certified.
     crowd = namespace["table"]
     assert [crowd.worker_ids[i] for i in namespace["search"].answer] == ["ann", "bob"]
@@ -31,24 +81,10 @@ def test_readme_python_examples_run(tmp_path, monkeypatch):
     warm = namespace["warm"]
     assert warm.answer == namespace["search"].answer and warm.certified
     assert warm.constants["prior_observations"] == 150 and warm.pulls < namespace["search"].pulls
-    print("README prior example:", warm.pulls, "pulls against", namespace["search"].pulls)
 
 
-def test_ci_runs_the_readme_test_command():
-    readme = (ROOT / "README.md").read_text()
-    commands = [line.strip() for line in readme.splitlines() if line.startswith("    python3 -m venv")]
-    assert len(commands) == 2
-    test_command = next(command for command in commands if "pytest" in command)
-    assert test_command in (ROOT / ".ci" / "run").read_text()
-
-
-
-def test_the_printed_solve_of_the_readme_is_what_solve_prints(capsys):
-    # The README shows a whole `fullbandit solve` output: it must stay the command's, line for line (the time aside).
-    text = (ROOT / "README.md").read_text()
-    block = text[text.index("    $ fullbandit solve --dataset it"):].split("\n\n")[0]
-    command, *shown = [line[4:] for line in block.splitlines()]
-    assert main([*command.split()[2:], "--no-progress"]) == 0
-    printed = capsys.readouterr().out.splitlines()
-    assert [line for line in shown if not line.startswith("time ")] == \
-        [line for line in printed if not line.startswith("time ")]
+def test_the_protocol_page_examples_run(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    namespace = run_blocks(python_blocks(ROOT / "docs" / "extending.md"), "docs/extending.md")
+    assert namespace["environment"].n == 111
+    assert (tmp_path / "campaign.json").exists()

@@ -12,8 +12,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 REFERENCE = re.compile(r"\bfullbandit(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
-#: Dotted names that are not Python objects: the entry point group of plug-in algorithms.
-NOT_OBJECTS = {"fullbandit.algorithms"}
+#: Dotted names that are not Python objects: the entry point group of plug-in algorithms, the documentation's host.
+NOT_OBJECTS = {"fullbandit.algorithms", "fullbandit.readthedocs.io"}
 
 
 def _resolves(reference: str) -> bool:
@@ -33,7 +33,7 @@ def _resolves(reference: str) -> bool:
 
 def _written_references() -> dict[str, set[str]]:
     files = [*(ROOT / "fullbandit").rglob("*.py"), *(ROOT / "examples").rglob("*.py"), ROOT / "README.md",
-             *(ROOT / "docs").glob("*.md")]
+             *(ROOT / "docs").rglob("*.md")]
     found: dict[str, set[str]] = {}
     for path in files:
         for match in REFERENCE.finditer(path.read_text(encoding="utf-8")):
@@ -64,7 +64,7 @@ def test_every_fb_name_in_the_tests_benchmarks_and_readme_exists():
     import fullbandit
 
     files = [*(ROOT / "tests").rglob("*.py"), *(ROOT / "benchmarks").glob("*.py"), *(ROOT / "examples").rglob("*.py"),
-             *(ROOT / "fullbandit").rglob("*.py"), ROOT / "README.md"]
+             *(ROOT / "fullbandit").rglob("*.py"), ROOT / "README.md", *(ROOT / "docs").rglob("*.md")]
     subpackages = {path.name for path in (ROOT / "fullbandit").iterdir() if (path / "__init__.py").exists()}
     missing = sorted({f"fb.{name} in {path.relative_to(ROOT)}" for path in files
                       for name in FB_NAME.findall(path.read_text(encoding="utf-8"))

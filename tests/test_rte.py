@@ -13,10 +13,12 @@ import pytest
 from fullbandit import InvalidParameterError
 from fullbandit.datasets.crowd import CrowdTable
 from fullbandit.datasets.rte import RTE_LABELS, RTE_TABLE, load_rte, load_rte_labels
+from fullbandit.datasets.shared_data import DATA_VARIABLE, data_folder
 
-RAW = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "rte" / "rte_labels.csv"
+ROOT = Path(__file__).resolve().parents[1]
+RAW = data_folder() / RTE_LABELS  # where load_rte_labels() reads: $FULLBANDIT_DATA, else ../shared/data
 needs_raw = pytest.mark.skipif(not RAW.is_file(), reason=f"the raw RTE labels (shared data, not in the repository) "
-                                                         f"are not at {RAW}")
+                                                         f"are not at {RAW} (set {DATA_VARIABLE})")
 
 
 def test_embedded_table_totals_match_the_published_description():
@@ -28,18 +30,18 @@ def test_embedded_table_totals_match_the_published_description():
     assert list(rte.worker_ids) == sorted(rte.worker_ids)
 
 
-def test_the_default_path_is_the_shared_data_beside_the_checkout():
-    assert RTE_LABELS == RAW.resolve()
+def test_the_default_path_is_the_shared_data_beside_the_checkout(monkeypatch):
+    monkeypatch.delenv(DATA_VARIABLE, raising=False)
+    assert data_folder() / RTE_LABELS == ROOT.parent.resolve() / "shared" / "data" / "rte" / "rte_labels.csv"
 
 
 @needs_raw
 def test_derivation_reproduces_the_embedded_table_from_the_raw_labels(tmp_path):
-    spec = importlib.util.spec_from_file_location("derive", Path(__file__).resolve().parents[1] / "datasets"
-                                                  / "derive_rte_table.py")
+    spec = importlib.util.spec_from_file_location("derive", ROOT / "datasets" / "derive_rte_table.py")
     derive = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(derive)
     derive.main(["--source", str(RAW), "--out", str(tmp_path)])
-    embedded = Path(__file__).resolve().parents[1] / "fullbandit" / "datasets" / "embedded" / RTE_TABLE
+    embedded = ROOT / "fullbandit" / "datasets" / "embedded" / RTE_TABLE
     assert (tmp_path / RTE_TABLE).read_text() == embedded.read_text()
 
 

@@ -1,7 +1,7 @@
 """Grids run from anywhere: factories of a notebook, stdin or a script without a ``__main__`` guard
 run on local processes and on Dask with the sequential backend's rows; a lost worker stops the
-grid at once (local processes) or costs only its runs in flight (Dask); the README's snippet runs
-as a script."""
+grid at once (local processes) or costs only its runs in flight (Dask); the experiments page's
+snippet runs as a script."""
 
 import collections
 import contextlib
@@ -24,7 +24,7 @@ from waiting import wait_until
 from fullbandit.experiments import Factory, Grid, run_grid
 from fullbandit.util.validation import InvalidParameterError
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+EXPERIMENTS_PAGE = Path(__file__).resolve().parents[1] / "docs" / "experiments.md"
 TESTS = Path(__file__).resolve().parent
 # A bound on a subprocess's grid (seconds): a respawn loop or a hang fails the test instead of
 # stalling it; generous, as a loaded 2-core machine is slow to start workers.
@@ -312,21 +312,19 @@ def test_a_lost_dask_worker_costs_only_its_runs_in_flight(tmp_path):
     assert len(pd.read_csv(out)) == free + gated
 
 
-# --- the README ---------------------------------------------------------------------------------
+# --- the experiments page of the documentation ----------------------------------------------------------
 
 
-def _readme_code(heading: str) -> str:
-    """The first Python code block after ``heading`` in the README."""
-    text = README.read_text()
-    section = text[text.index(f"\n{heading}\n"):]
-    match = re.search(r"```python\n(.*?)```", section, re.DOTALL)
-    assert match, f"no python block under {heading!r}"
+def _experiments_page_code() -> str:
+    """The first Python code block of the experiments page of the documentation."""
+    match = re.search(r"```python\n(.*?)```", EXPERIMENTS_PAGE.read_text(), re.DOTALL)
+    assert match, f"no python block in {EXPERIMENTS_PAGE}"
     return match.group(1)
 
 
 @pytest.mark.slow
-def test_the_readme_experiments_snippet_runs_as_a_script_and_resumes(tmp_path):
-    code = _readme_code("### Experiments: grids, backends, resumable results")
+def test_the_experiments_page_snippet_runs_as_a_script_and_resumes(tmp_path):
+    code = _experiments_page_code()
     assert 'backend="processes"' in code and "__main__" not in code  # the case that used to respawn for ever
     script = tmp_path / "snippet.py"
     script.write_text(code)

@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
 
 import fullbandit as fb
+from fullbandit.datasets.shared_data import data_folder
 from fullbandit.datasets.synthetic import nsar_setup1, nsar_setup5, nsar_setup6
+from fullbandit.datasets.votes import CAPTION559_RAW
 from fullbandit.experiments import run_grid, shahrampour
 from fullbandit.experiments.batched import simulate_batch
 from fullbandit.experiments.store import expand_metrics
 from fullbandit.experiments.suites import get_suite
 
 SMALL = ("NSAR p=0.7", "SAR", "AT-LUCB", "Uniform")
-SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "caption559" / "counts.csv"
+SHARED = data_folder() / CAPTION559_RAW
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +88,8 @@ def test_suites_are_registered_with_the_papers_run_counts(tmp_path, small_run):
 
 
 @pytest.mark.skipif(not SHARED.exists(), reason="the caption contest data are not shipped; they live in "
-                                                "../shared/data/caption559 beside the repository")
+                                                "caption559/ of FULLBANDIT_DATA, else of ../shared/data beside "
+                                                "the repository")
 def test_fig3_runs_on_the_caption_data(tmp_path):
     grid = shahrampour.build_fig3_grid(6, budgets=(400, 800), algorithms=("SAR", "AT-LUCB"), batch=3)
     frame = expand_metrics(run_grid(grid, progress=False))

@@ -11,13 +11,15 @@ import pandas as pd
 import pytest
 
 from fullbandit import Categorical
+from fullbandit.datasets.shared_data import DATA_VARIABLE, data_folder
 from fullbandit.datasets.votes import CAPTION559_RAW, load_caption559, load_vote_counts
 from fullbandit.semi.batch import CategoricalBatch, batch_arms
 from fullbandit.util.validation import InvalidParameterError
 
 REPO = Path(__file__).resolve().parents[1]
-RAW = REPO.parent / "shared" / "data" / "caption559" / "counts.csv"
-NEEDS_RAW = pytest.mark.skipif(not RAW.is_file(), reason=f"the raw caption contest 559 counts are not at {RAW}")
+RAW = data_folder() / CAPTION559_RAW  # where load_caption559() reads: $FULLBANDIT_DATA, else ../shared/data
+NEEDS_RAW = pytest.mark.skipif(not RAW.is_file(), reason=f"the raw caption contest 559 counts are not at {RAW} "
+                                                         f"(set {DATA_VARIABLE})")
 
 HEADER = "id,not_funny,somewhat_funny,funny\n"
 
@@ -125,8 +127,9 @@ def test_load_caption559_without_the_file_says_why_it_is_not_shipped(tmp_path):
         load_caption559(tmp_path / "missing.csv")
 
 
-def test_the_default_path_is_the_shared_raw_file():
-    assert CAPTION559_RAW == RAW
+def test_the_default_path_is_the_shared_raw_file(monkeypatch):
+    monkeypatch.delenv(DATA_VARIABLE, raising=False)
+    assert data_folder() / CAPTION559_RAW == REPO.parent.resolve() / "shared" / "data" / "caption559" / "counts.csv"
 
 
 def _raw_rows():

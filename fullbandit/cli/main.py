@@ -1,4 +1,4 @@
-"""Command line: ``fullbandit solve``, ``fullbandit bench`` and ``fullbandit dks``.
+"""The ``fullbandit`` command line: one sub-command per entry of :data:`COMMANDS`.
 
 Thin by design: each sub-command module parses its options, calls the library and prints.
 Errors a user can fix end with one line on stderr and exit status 2; Ctrl-C ends with
@@ -11,6 +11,9 @@ neighbours: scipy, pandas, networkx, every algorithm). Within a sub-command, the
 generated from every algorithm's declarations are added only when the parser that holds them is
 used (:class:`CommandParser`), so that ``session record`` does not import every algorithm to
 build the options of ``session start``.
+
+``fullbandit --data-dir PATH COMMAND ...`` names the folder of the raw data fullbandit does not
+ship (:mod:`fullbandit.datasets.shared_data`) for the command and the processes it starts.
 
 Examples
 --------
@@ -27,8 +30,11 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
+import re
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from fullbandit.cli.exits import interrupted, reader_gone, version
 
@@ -44,6 +50,8 @@ COMMANDS = {
     "plan": ("fullbandit.cli.plan", "estimate what a campaign would cost, from prior accuracies"),
 }
 EXIT_USAGE = 2
+#: ``fullbandit``'s own options that take a value (:func:`named_command` skips it).
+VALUED_OPTIONS = ("--data-dir",)
 
 
 class CommandParser(argparse.ArgumentParser):
@@ -93,9 +101,36 @@ class _Version(argparse.Action):
 
 
 def named_command(argv: Sequence[str]) -> str | None:
-    """The sub-command ``argv`` names: its first word that is no option (``fullbandit``'s own take no value)."""
-    word = next((word for word in argv if not word.startswith("-")), None)
-    return word if word in COMMANDS else None
+    """The sub-command ``argv`` names: its first word that is neither an option nor the value of one.
+
+    >>> named_command(["--data-dir", "data", "bench", "--list"]), named_command(["--data-dir=bench", "plan"])
+    ('bench', 'plan')
+    """
+    words = iter(argv)
+    for word in words:
+        if word in VALUED_OPTIONS:
+            next(words, None)
+        elif not word.startswith("-"):
+            return word if word in COMMANDS else None
+    return None
+
+
+def plain(text: str) -> str:
+    """reStructuredText as plain text for a terminal: ````code```` and ``:role:`target``` lose their markup.
+
+    For help texts taken from docstrings, which Sphinx renders but argparse prints as they are.
+
+    >>> plain("``start`` creates it (:class:`fullbandit.sessions.Session`, :mod:`~fullbandit.sessions.http`)")
+    'start creates it (fullbandit.sessions.Session, fullbandit.sessions.http)'
+    """
+    return re.sub(r":[a-z]+:`~?([^`]+)`", r"\1", text).replace("``", "")
+
+
+def description() -> str:
+    """The top-level help's description, in plain text, naming every sub-command of :data:`COMMANDS`."""
+    return (f"Identify the best team of k out of n candidates when a trial of a team shows only the sum of its "
+            f"members' rewards (full-bandit feedback). Commands: {', '.join(COMMANDS)}; "
+            f"'fullbandit COMMAND --help' describes one.")
 
 
 def import_command(argv: Sequence[str]):
@@ -111,8 +146,12 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     line of help only (enough for ``fullbandit --help`` and for refusing an unknown command); without,
     every sub-command is built.
     """
-    parser = CommandParser(prog="fullbandit", description=__doc__.split("\n")[0])
+    parser = CommandParser(prog="fullbandit", description=description())
     parser.add_argument("--version", action=_Version, help="print the version of fullbandit and exit")
+    parser.add_argument("--data-dir", metavar="PATH", default=None,
+                        help="the folder of the raw data fullbandit does not ship (the caption contest counts, the "
+                             "RTE labels), for this command and the processes it starts (default: "
+                             "$FULLBANDIT_DATA, else ../shared/data beside a source checkout)")
     commands = parser.add_subparsers(dest="command", required=True)
     named = None if argv is None else named_command(argv)
     for name, (module, help_) in COMMANDS.items():
@@ -132,6 +171,8 @@ def main(argv=None) -> int:
     from fullbandit.util.validation import InvalidParameterError
 
     try:
+        if args.data_dir is not None:
+            use_data_folder(args.data_dir)
         status = importlib.import_module(COMMANDS[args.command][0]).run(args)
         sys.stdout.flush()  # here, where a closed pipe can be answered, not at the interpreter's exit
         return status
@@ -142,6 +183,20 @@ def main(argv=None) -> int:
         return interrupted()
     except BrokenPipeError:
         return reader_gone()
+
+
+def use_data_folder(folder: str) -> None:
+    """Make ``folder`` the data folder of this process and of those it starts (``--data-dir``)."""
+    from fullbandit.datasets.shared_data import DATA_OPTION, DATA_VARIABLE
+    from fullbandit.util.validation import InvalidParameterError
+
+    path = Path(folder).expanduser().resolve()
+    if not path.is_dir():
+        raise InvalidParameterError(f"{DATA_OPTION}={folder!r} is not a folder; give the folder holding the raw "
+                                    "data (caption559/counts.csv, rte/rte_labels.csv, ...)")
+    # The environment, not a module variable: the loaders read it when called, and it is inherited by the
+    # processes the command starts (`bench --jobs`'s workers import fullbandit afresh and load the data there).
+    os.environ[DATA_VARIABLE] = str(path)
 
 
 if __name__ == "__main__":

@@ -9,17 +9,17 @@ parameters: a third-party algorithm's parameters are options as soon as it is re
 An option is read as text and converted with the *chosen* algorithm's declared constraints
 (:mod:`fullbandit.core.params`), the first form that takes the text winning:
 
-=================  ======================================================
-declared form      text on the command line
-=================  ======================================================
-``Interval`` int   ``1000``, ``1_000_000`` or ``1e6``
-``Interval`` float ``0.05``, ``1e-3``
-``Options``        one of its names
-``Instance(bool)`` ``true`` or ``false`` (also ``yes``/``no``, ``1``/``0``)
-``None``           ``none``
-``REWARD_RANGE``   ``LOW,HIGH``, e.g. ``0,1``
-``SUPERARMS``      a JSON list of super-arms, e.g. ``[[0,1],[1,2]]``
-=================  ======================================================
+===================  ======================================================
+declared form        text on the command line
+===================  ======================================================
+``Interval`` int     ``1000``, ``1_000_000`` or ``1e6``
+``Interval`` float   ``0.05``, ``1e-3``
+``Options``          one of its names
+``Instance(bool)``   ``true`` or ``false`` (also ``yes``/``no``, ``1``/``0``)
+``None``             ``none``
+``REWARD_RANGE``     ``LOW,HIGH``, e.g. ``0,1``
+``SUPERARMS``        a JSON list of super-arms, e.g. ``[[0,1],[1,2]]``
+===================  ======================================================
 
 An option's default is ``None``, "not given": the option is not passed, and the class's
 default (its signature, :meth:`fullbandit.core.registry.AlgorithmSpec.defaults`) applies. No

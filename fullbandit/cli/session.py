@@ -27,6 +27,7 @@ import os
 import sys
 from pathlib import Path
 
+from fullbandit.cli.main import plain
 from fullbandit.cli.options import add_algorithm_options, algorithm_name
 from fullbandit.core import registry
 from fullbandit.core.algorithm import Pull
@@ -38,9 +39,10 @@ from fullbandit.util.validation import InvalidParameterError
 def add_parser(commands) -> None:
     """Add the sub-command to ``commands`` (an argparse sub-parsers object)."""
     parser = commands.add_parser("session", help="a live team search stored in a SQLite file",
-                                 description=__doc__.split("\n")[0])
+                                 description=plain(__doc__.split("\n")[0]))
     actions = parser.add_subparsers(dest="action", required=True)
-    start = actions.add_parser("start", help="create a session store", description=__doc__.split("\n\n")[2])
+    start = actions.add_parser("start", help="create a session store",
+                               description=plain(__doc__.split("\n\n")[2]))
     start.add_argument("store", help="path of the new SQLite store (must not exist)")
     who = start.add_mutually_exclusive_group(required=True)
     who.add_argument("--workers", help="a text file with one worker name per line; with --group-column, a CSV file "

@@ -77,9 +77,12 @@ class Result:
         Seconds spent in the run.
     checks : int
         Number of stopping-rule evaluations.
-    best, gap, epsilon_optimal :
-        Filled when the truth is known (a simulation): an optimal super-arm, the gap
-        ``theta(M*) - theta(answer)``, and whether ``gap <= epsilon``.
+    best : tuple of int or None
+        Filled when the truth is known (a simulation): an optimal super-arm.
+    gap : float or None
+        Filled when the truth is known: ``theta(M*) - theta(answer)``.
+    epsilon_optimal : bool or None
+        Filled when the truth is known: whether ``gap <= epsilon``.
     labels : tuple of str, optional
         Names of the members of ``answer`` (e.g. worker ids).
 

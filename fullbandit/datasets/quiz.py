@@ -14,12 +14,12 @@ Two ways in:
 
 References
 ----------
-.. [1] J. Li, Y. Baba and H. Kashima, "Hyper Questions: Unsupervised Targeting of a Few
-   Experts in Crowdsourcing", in *Proceedings of the 26th ACM International Conference
-   on Information and Knowledge Management (CIKM 2017)*, pp. 1069-1078, 2017.
-.. [2] Y. Kuroki, L. Xu, A. Miyauchi, J. Honda and M. Sugiyama, "Polynomial-time
-   algorithms for multiple-arm identification with full-bandit feedback", *Neural
-   Computation* 32(9), 2020.  The six data sets here are those of its Table 2.
+* [1] J. Li, Y. Baba and H. Kashima, "Hyper Questions: Unsupervised Targeting of a Few
+  Experts in Crowdsourcing", in *Proceedings of the 26th ACM International Conference
+  on Information and Knowledge Management (CIKM 2017)*, pp. 1069-1078, 2017.
+* [2] Y. Kuroki, L. Xu, A. Miyauchi, J. Honda and M. Sugiyama, "Polynomial-time
+  algorithms for multiple-arm identification with full-bandit feedback", *Neural
+  Computation* 32(9), 2020.  The six data sets here are those of its Table 2.
 """
 
 from __future__ import annotations
@@ -107,10 +107,10 @@ class QuizData:
 
     References
     ----------
-    .. [1] J. Li, Y. Baba and H. Kashima, "Hyper Questions: Unsupervised Targeting of a
-       Few Experts in Crowdsourcing", CIKM 2017.
-    .. [2] Y. Kuroki et al., "Polynomial-time algorithms for multiple-arm identification
-       with full-bandit feedback", Neural Computation 32(9), 2020, Table 2.
+    * [1] J. Li, Y. Baba and H. Kashima, "Hyper Questions: Unsupervised Targeting of a
+      Few Experts in Crowdsourcing", CIKM 2017.
+    * [2] Y. Kuroki et al., "Polynomial-time algorithms for multiple-arm identification
+      with full-bandit feedback", Neural Computation 32(9), 2020, Table 2.
 
     Examples
     --------
@@ -280,10 +280,10 @@ def load_quiz(folder, name: str | None = None, *, match: str = "id") -> QuizData
 
     References
     ----------
-    .. [1] J. Li, Y. Baba and H. Kashima, "Hyper Questions: Unsupervised Targeting of a
-       Few Experts in Crowdsourcing", CIKM 2017.
-    .. [2] Y. Kuroki et al., "Polynomial-time algorithms for multiple-arm identification
-       with full-bandit feedback", Neural Computation 32(9), 2020, Table 2.
+    * [1] J. Li, Y. Baba and H. Kashima, "Hyper Questions: Unsupervised Targeting of a
+      Few Experts in Crowdsourcing", CIKM 2017.
+    * [2] Y. Kuroki et al., "Polynomial-time algorithms for multiple-arm identification
+      with full-bandit feedback", Neural Computation 32(9), 2020, Table 2.
 
     Examples
     --------
@@ -399,10 +399,10 @@ def load_dataset(name: str) -> QuizData:
 
     References
     ----------
-    .. [1] J. Li, Y. Baba and H. Kashima, "Hyper Questions: Unsupervised Targeting of a
-       Few Experts in Crowdsourcing", CIKM 2017.
-    .. [2] Y. Kuroki et al., "Polynomial-time algorithms for multiple-arm identification
-       with full-bandit feedback", Neural Computation 32(9), 2020, Table 2.
+    * [1] J. Li, Y. Baba and H. Kashima, "Hyper Questions: Unsupervised Targeting of a
+      Few Experts in Crowdsourcing", CIKM 2017.
+    * [2] Y. Kuroki et al., "Polynomial-time algorithms for multiple-arm identification
+      with full-bandit feedback", Neural Computation 32(9), 2020, Table 2.
 
     Examples
     --------
@@ -436,8 +436,8 @@ def dataset_info(name: str) -> dict:
 
     References
     ----------
-    .. [1] J. Li, Y. Baba and H. Kashima, "Hyper Questions: Unsupervised Targeting of a
-       Few Experts in Crowdsourcing", CIKM 2017.
+    * [1] J. Li, Y. Baba and H. Kashima, "Hyper Questions: Unsupervised Targeting of a
+      Few Experts in Crowdsourcing", CIKM 2017.
 
     Examples
     --------

@@ -18,16 +18,15 @@ from __future__ import annotations
 import csv
 from dataclasses import dataclass
 from importlib import resources
-from pathlib import Path
 
 import numpy as np
 
 from fullbandit.datasets.crowd import CrowdTable, load_long
-from fullbandit.datasets.shared_data import SHARED_DATA
+from fullbandit.datasets.shared_data import raw_data_file
 
 RTE_TABLE = "rte_workers.csv"
-#: Default place of the raw labels (not shipped).
-RTE_LABELS = SHARED_DATA / "rte" / "rte_labels.csv"
+#: The raw labels' place inside the data folder (not shipped; :mod:`fullbandit.datasets.shared_data`).
+RTE_LABELS = "rte/rte_labels.csv"
 #: The column of the raw file holding each task's gold label.
 RTE_GOLD = "gold"
 
@@ -66,7 +65,9 @@ def load_rte_labels(path=None) -> CrowdTable:
     carries its task's gold label), so the loader's rules apply: labels compared as text,
     workers in order of first appearance, tasks in order of first appearance. The raw file
     is not shipped (only the per-worker counts derived from it, :func:`load_rte`); ``path``
-    defaults to ``../shared/data/rte/rte_labels.csv`` next to a source checkout.
+    defaults to ``rte/rte_labels.csv`` in the data folder: ``$FULLBANDIT_DATA`` or
+    ``fullbandit --data-dir``, else ``../shared/data`` next to a source checkout
+    (:func:`fullbandit.datasets.shared_data.data_folder`, looked up at each call).
 
     Parameters
     ----------
@@ -82,7 +83,8 @@ def load_rte_labels(path=None) -> CrowdTable:
     Raises
     ------
     FileNotFoundError
-        If the file is not there, saying where it comes from.
+        If the file is not there, naming the path tried and the settings of the data folder,
+        and saying where the file comes from.
     InvalidParameterError
         If the file lacks a column (naming it and the columns present) or has a malformed
         row (naming its line and column).
@@ -90,18 +92,17 @@ def load_rte_labels(path=None) -> CrowdTable:
     Examples
     --------
     >>> import tempfile
+    >>> from pathlib import Path
     >>> path = Path(tempfile.mkdtemp()) / "labels.csv"
     >>> _ = path.write_text("task,worker,label,gold\\n1,a,1,1\\n1,b,0,1\\n2,a,0,0\\n")
     >>> table = load_rte_labels(path)
     >>> table.worker_ids, table.n_correct.tolist(), table.n_answered.tolist()
     (('a', 'b'), [2, 0], [2, 1])
     """
-    path = RTE_LABELS if path is None else Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"the RTE labels are not at {path}. fullbandit ships only the per-worker counts (load_rte()); the "
-            "labels (Snow et al. 2008, columns task,worker,label,gold) are redistributed by the CrowdTruth "
-            "project: pass load_rte_labels(path=...) the file")
+    path = raw_data_file(path, RTE_LABELS, "the RTE labels",
+                         "fullbandit ships only the per-worker counts (load_rte()); the labels (Snow et al. 2008, "
+                         "columns task,worker,label,gold) are redistributed by the CrowdTruth project: pass "
+                         "load_rte_labels(path=...) the file")
     return load_long(path, true_label=RTE_GOLD, name="rte")
 
 

@@ -28,20 +28,20 @@ Conventions
 
 References
 ----------
-.. [KXMHS20] Y. Kuroki, L. Xu, A. Miyauchi, J. Honda and M. Sugiyama, "Polynomial-time
-   algorithms for multiple-arm identification with full-bandit feedback", *Neural
-   Computation* 32(9), 2020.
-.. [CCZZ17] J. Chen, X. Chen, Q. Zhang and Y. Zhou, "Adaptive multiple-arm
-   identification", in *Proceedings of the 34th International Conference on Machine
-   Learning (ICML)*, PMLR 70, 2017.
-.. [ZCL14] Y. Zhou, X. Chen and J. Li, "Optimal PAC multiple arm identification with
-   applications to crowdsourcing", in *Proceedings of the 31st International Conference
-   on Machine Learning (ICML)*, 2014.
-.. [TBPZ19] C. Tao, S. A. Blanco, J. Peng and Y. Zhou, "Thresholding bandit with optimal
-   aggregate regret", in *Advances in Neural Information Processing Systems 32
-   (NeurIPS)*, 2019.
-.. [ST] S. Shahrampour and V. Tarokh, "Nonlinear sequential accepts and rejects for
-   identification of top arms in stochastic bandits".
+* [KXMHS20] Y. Kuroki, L. Xu, A. Miyauchi, J. Honda and M. Sugiyama, "Polynomial-time
+  algorithms for multiple-arm identification with full-bandit feedback", *Neural
+  Computation* 32(9), 2020.
+* [CCZZ17] J. Chen, X. Chen, Q. Zhang and Y. Zhou, "Adaptive multiple-arm
+  identification", in *Proceedings of the 34th International Conference on Machine
+  Learning (ICML)*, PMLR 70, 2017.
+* [ZCL14] Y. Zhou, X. Chen and J. Li, "Optimal PAC multiple arm identification with
+  applications to crowdsourcing", in *Proceedings of the 31st International Conference
+  on Machine Learning (ICML)*, 2014.
+* [TBPZ19] C. Tao, S. A. Blanco, J. Peng and Y. Zhou, "Thresholding bandit with optimal
+  aggregate regret", in *Advances in Neural Information Processing Systems 32
+  (NeurIPS)*, 2019.
+* [ST] S. Shahrampour and V. Tarokh, "Nonlinear sequential accepts and rejects for
+  identification of top arms in stochastic bandits".
 """
 
 from __future__ import annotations

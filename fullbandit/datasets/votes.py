@@ -15,7 +15,8 @@ recorded votes, with semi or full feedback), so the runner and every algorithm r
 captions). fullbandit does not ship that table: the upstream repository
 (github.com/nextml/caption-contest-data) states no licence, so its redistribution is not
 established. Pass the path of the published ``counts.csv``, or keep it at
-``../shared/data/caption559/counts.csv`` next to a source checkout.
+``caption559/counts.csv`` in the data folder (``$FULLBANDIT_DATA``, ``fullbandit --data-dir``,
+else ``../shared/data`` next to a source checkout: :mod:`fullbandit.datasets.shared_data`).
 
 Examples
 --------
@@ -42,7 +43,7 @@ from pathlib import Path
 
 import numpy as np
 
-from fullbandit.datasets.shared_data import SHARED_DATA
+from fullbandit.datasets.shared_data import raw_data_file
 from fullbandit.environments.models import Categorical
 from fullbandit.problems.classes import TopK
 from fullbandit.util.validation import InvalidParameterError, check_choice, check_k, check_vector, read_csv_text
@@ -53,7 +54,8 @@ REWARDS = (0.0, 0.5, 1.0)
 VOTE_MODELS = ("replay",)
 CAPTION559_ID = "rank"
 CAPTION559_TOTAL = "votes"
-CAPTION559_RAW = SHARED_DATA / "caption559" / "counts.csv"
+#: The published counts' place inside the data folder (not shipped; :mod:`fullbandit.datasets.shared_data`).
+CAPTION559_RAW = "caption559/counts.csv"
 #: The largest vote count: the counts are summed in int64 (2**63 - 1), with room for a million rows.
 _MAX_COUNT = 10 ** 12
 _INTEGER = re.compile(r"\s*[+-]?\d+\s*")
@@ -67,10 +69,10 @@ class VoteCounts:
     ----------
     ids : tuple of str
         The items' ids, in the table's order.
-    counts : numpy.ndarray of int, shape (n, m)
-        ``counts[i, j]``: votes for rating ``j`` on item ``i``.
-    support : numpy.ndarray of float, shape (m,)
-        The reward of each rating, increasing.
+    counts : numpy.ndarray of int
+        ``counts[i, j]``: votes for rating ``j`` on item ``i``, shape ``(n, m)``.
+    support : numpy.ndarray of float
+        The reward of each rating, increasing, shape ``(m,)``.
     columns : tuple of str
         The rating columns, in the order of ``support``.
     source : str
@@ -235,21 +237,22 @@ def load_caption559(path=None) -> VoteCounts:
     Ratings "not funny", "somewhat funny", "funny" are rewards 0, 0.5, 1; ids are the
     ``rank`` column of the published table, and its ``votes`` column is checked against the
     three counts. Not shipped with fullbandit (no licence is stated upstream): ``path`` is
-    the published ``counts.csv`` (by default ``../shared/data/caption559/counts.csv`` next
-    to the source checkout). The experiment of Shahrampour and Tarokh (section IV.B) seeks
-    the top ``M = 2`` of these ``K = 138`` arms.
+    the published ``counts.csv`` (by default ``caption559/counts.csv`` in the data folder,
+    :func:`fullbandit.datasets.shared_data.data_folder`, looked up at each call). The
+    experiment of Shahrampour and Tarokh (section IV.B) seeks the top ``M = 2`` of these
+    ``K = 138`` arms.
 
     Raises
     ------
     FileNotFoundError
-        If the file is not there, saying where to get it.
+        If the file is not there, naming the path tried and the settings of the data folder,
+        and saying where to get it.
     """
-    path = CAPTION559_RAW if path is None else Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(
-            f"the caption contest 559 vote counts are not at {path}. fullbandit does not ship them (the upstream "
-            "data, https://github.com/nextml/caption-contest-data, states no licence); pass "
-            "load_caption559(path=...) the published counts.csv (columns rank,votes,not_funny,somewhat_funny,funny)")
+    path = raw_data_file(path, CAPTION559_RAW, "the caption contest 559 vote counts",
+                         "fullbandit does not ship them (the upstream data, "
+                         "https://github.com/nextml/caption-contest-data, states no licence); pass "
+                         "load_caption559(path=...) the published counts.csv (columns rank,votes,not_funny,"
+                         "somewhat_funny,funny)")
     return load_vote_counts(path, id_column=CAPTION559_ID, total_column=CAPTION559_TOTAL)
 
 

@@ -3,7 +3,7 @@
 For a simple undirected graph with non-negative edge weights ``W`` (zero diagonal) and
 ``1 <= k <= n``, every function here returns a number ``B`` with
 
-    OPT_k = max_{|S| = k} w(S) <= B,      w(S) = sum_{i < j in S} W_ij,
+    ``OPT_k = max_{|S| = k} w(S) <= B``,      ``w(S) = sum_{i < j in S} W_ij``,
 
 so that ``w(S_alg) / B`` is a certified lower bound on the approximation ratio an oracle
 reached on this instance (:func:`certified_ratio`), even when ``OPT_k`` is out of reach.
@@ -15,14 +15,14 @@ adds (for a sum of ``m`` non-negative terms the computed value is within a facto
 ``float`` is above the mathematical bound. The margins are ``O(n u)`` relative, far below
 anything a user can see. Diagonal entries of ``W`` (self-loops) are ignored throughout.
 
-========  =============================================  ==========================
-name      bound                                          cost
-========  =============================================  ==========================
-spectral  ``k lambda_max(W) / 2``                        a few sparse mat-vecs
-degree    ``sum of k largest min(d_i, top_{k-1}(W_i)) / 2``  ``O(nnz log nnz)``
-edge      sum of the ``C(k, 2)`` heaviest edges          ``O(nnz)``
-sdp       semidefinite relaxation, certified dual        cvxpy; ``n <= 200``
-========  =============================================  ==========================
+==========  ==================================================  ====================
+name        bound                                               cost
+==========  ==================================================  ====================
+spectral    ``k lambda_max(W) / 2``                             a few sparse mat-vecs
+degree      ``sum of k largest min(d_i, top_{k-1}(W_i)) / 2``   ``O(nnz log nnz)``
+edge        sum of the ``C(k, 2)`` heaviest edges               ``O(nnz)``
+sdp         semidefinite relaxation, certified dual             cvxpy; ``n <= 200``
+==========  ==================================================  ====================
 """
 
 from __future__ import annotations

@@ -202,10 +202,10 @@ def densest_k_subgraph_matrix(W, k: int, *, method: str = "peeling") -> DenseSub
 
     References
     ----------
-    .. [1] Y. Asahiro, K. Iwama, H. Tamaki, T. Tokuyama. Greedily finding a dense
-       subgraph. Journal of Algorithms 34(2), 203-221, 2000.
-    .. [2] U. Feige, D. Peleg, G. Kortsarz. The dense k-subgraph problem. Algorithmica
-       29(3), 410-421, 2001.
+    * [1] Y. Asahiro, K. Iwama, H. Tamaki, T. Tokuyama. Greedily finding a dense
+      subgraph. Journal of Algorithms 34(2), 203-221, 2000.
+    * [2] U. Feige, D. Peleg, G. Kortsarz. The dense k-subgraph problem. Algorithmica
+      29(3), 410-421, 2001.
 
     Examples
     --------

@@ -151,7 +151,8 @@ class PhasedSwap(Algorithm):
     """
 
     name = "phased"
-    summary = 'Issue 9: adaptive phases that accept and reject arms and re-design around the undecided swaps, top-k'
+    summary = ('fullbandit (after CSAR and RAGE): adaptive phases that accept and reject arms and re-design around '
+               'the undecided swaps, top-k')
     decision_classes = (TopK,)
     takes_prior: ClassVar[bool] = True  # counted by the first phase's least squares
     problem: TopK

@@ -110,7 +110,7 @@ class SwapBound(StaticFullBandit):
     """
 
     name = "swap"
-    summary = 'Issue 9: min of certified gap bounds over swap directions, top-k'
+    summary = 'fullbandit: the smallest of certified gap bounds over swap directions, top-k'
     decision_classes = (TopK,)
     problem: TopK
     parameter_constraints = {**STATIC_CONSTRAINTS, "rules": [Options(RULES)]}

@@ -140,7 +140,7 @@ def sar_decisions(means: np.ndarray, active: np.ndarray, wanted: np.ndarray) -> 
     active : numpy.ndarray of bool
         Shape ``(runs, n)``.
     wanted : numpy.ndarray of int
-        ``m`` per run, with ``1 <= m < `` active arms (an unsettled run).
+        ``m`` per run, with ``1 <= m <`` the number of active arms (an unsettled run).
 
     Returns
     -------
