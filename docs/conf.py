@@ -70,8 +70,9 @@ html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
 }
-# The pages of the user guide have no sub-pages: no empty "section navigation" column beside them.
+# The pages of the user guide have no sub-pages, and the tutorials need the width: no "section navigation" column.
 html_sidebars = {page: [] for page in ("index", "getting-started", "install", "families/*", "dks", "guarantees",
                                        "campaigns", "experiments", "extending", "performance", "REPRODUCTION",
-                                       "citing", "data", "changelog")}
-html_static_path: list[str] = []
+                                       "citing", "data", "changelog", "tutorials/*")}
+html_static_path = ["_static"]
+html_css_files = ["fullbandit.css"]

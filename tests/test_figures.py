@@ -85,3 +85,18 @@ def test_redraw_refuses_options_that_would_run_and_a_missing_file(tmp_path, caps
     assert cli(["bench", "kuroki-table2", "--redraw", *options, "--out", str(tmp_path)]) == 2
     assert message in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_plot_without_axes_keeps_the_backend_a_notebook_chose():
+    # A notebook's inline backend must survive plot_metric(ax=None); "svg" stands in for it (any backend but Agg).
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    chosen = matplotlib.get_backend()
+    matplotlib.use("svg")
+    try:
+        frame = pd.DataFrame({"algorithm": ["icb", "icb"], "n": [4, 6], "pulls": [10.0, 20.0]})
+        plt.close(plot_metric(frame, "n", "pulls").figure)
+        assert matplotlib.get_backend() == "svg"
+    finally:
+        matplotlib.use(chosen)

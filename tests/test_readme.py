@@ -2,6 +2,7 @@
 test command is what CI runs; the documentation pages' Python examples run too."""
 
 import re
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -55,11 +56,22 @@ def test_every_readme_link_into_the_site_names_a_page_of_it():
     links = re.findall(r"\]\((\S+?)\)|<(https?://\S+?)>", README.read_text(encoding="utf-8"))
     targets = [link or bare for link, bare in links]
     assert targets and all(target.startswith("https://") for target in targets), targets
-    pages = [target[len(SITE):] for target in targets if target.startswith(SITE)]
-    assert len(pages) >= 8
-    missing = [page for page in pages if page and not any(
-        (ROOT / "docs" / page.removesuffix(".html")).with_suffix(suffix).is_file() for suffix in (".md", ".rst"))]
-    assert missing == []
+    into_site = [target for target in targets if target.startswith(SITE)]
+    assert len(into_site) >= 8
+    assert [target for target in into_site if not names_a_page(target)] == []
+
+
+def names_a_page(url: str) -> bool:
+    """Whether ``url`` is the site's root or the address of a page built from a source under docs/."""
+    page = url.removeprefix(SITE).removesuffix(".html")
+    return url.startswith(SITE) and (not page or any((ROOT / "docs" / f"{page}{suffix}").is_file()
+                                                     for suffix in (".md", ".rst")))
+
+
+def test_the_project_urls_name_pages_of_the_site():
+    urls = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["urls"]
+    assert urls and all(names_a_page(url) for url in urls.values()), urls
+    assert not names_a_page(SITE + "no-such-page.html")
 
 
 def test_ci_runs_the_readme_test_command():

@@ -107,8 +107,8 @@ def save_figure(figure, path, *, dpi: int = 120) -> None:
 def _axes(ax):
     if ax is not None:
         return ax
-    import matplotlib
-    matplotlib.use("Agg", force=False)
+    # pyplot's own choice of backend: inline in a notebook, a window-less one without a display. Forcing Agg
+    # here switched a notebook's inline backend off, and later figures drew nothing.
     import matplotlib.pyplot as plt
     return plt.subplots(figsize=(6, 4))[1]
 
