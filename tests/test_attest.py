@@ -97,3 +97,21 @@ def test_a_suite_run_in_batches_is_rebuilt_with_the_runs_of_one_grid_point():
     keys = [cell.key for cell in batched_grid(1).cells()]
     committed = pd.DataFrame({"key": keys, "seed": [0, 0], "split": [0, 1], "runs": [500, 500]})
     assert _runs(suite, committed, {}) == 1000
+
+
+def test_the_run_count_of_a_suite_whose_algorithms_run_different_batches_is_the_record_s():
+    # zhou-fig1 runs LUCB 2 a point and the others 100, in batches of 50: the rows' average (80) builds the same
+    # cells as 100 but batches of 40, so an attestation from it compared batches of different sizes.
+    import json
+    from pathlib import Path
+
+    from fullbandit.experiments.attest import _runs
+    from fullbandit.experiments.store import read_results
+    from fullbandit.experiments.suites import get_suite
+
+    results = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+    committed = read_results(results / "zhou-fig1.csv")
+    record = json.loads((results / "zhou-fig1.code.json").read_text())
+    assert record["runs"] == 100
+    assert _runs(get_suite("zhou-fig1"), committed, record) == 100
+    assert _runs(get_suite("zhou-fig1"), committed, {}) != 100  # the rows alone mislead: why the record comes first
