@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
+from doc_nodes import bullet_list
 from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 
@@ -60,13 +61,8 @@ class CitationList(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         self.env.note_dependency(str(CITATION))
         data = yaml.safe_load(CITATION.read_text(encoding="utf-8"))
-        items = nodes.bullet_list()
         preferred = [nodes.strong("To cite the toolkit: ", "To cite the toolkit: "), *entry(data["preferred-citation"])]
-        for inline in [preferred, *(entry(reference) for reference in data.get("references", []))]:
-            item = nodes.list_item()
-            item += nodes.paragraph("", "", *inline)
-            items += item
-        return [items]
+        return [bullet_list([preferred, *(entry(reference) for reference in data.get("references", []))])]
 
 
 def setup(app):

@@ -9,16 +9,11 @@ from __future__ import annotations
 import inspect
 import types
 
+from doc_nodes import bullet_list, first_line, python_reference
 from docutils import nodes
-from sphinx import addnodes
 from sphinx.util.docutils import SphinxDirective
 
 import fullbandit
-
-
-def _first_line(value: object) -> str:
-    doc = inspect.getdoc(value) or ""
-    return doc.strip().splitlines()[0] if doc.strip() else ""
 
 
 def public_names() -> list[tuple[str, str, str, str]]:
@@ -29,13 +24,13 @@ def public_names() -> list[tuple[str, str, str, str]]:
             continue
         value = getattr(fullbandit, name)
         if isinstance(value, types.ModuleType):
-            rows.append((name, "mod", value.__name__, _first_line(value)))
+            rows.append((name, "mod", value.__name__, first_line(value)))
         elif inspect.isclass(value) or inspect.isfunction(value):
             kind = "class" if inspect.isclass(value) else "func"
-            rows.append((name, kind, f"{value.__module__}.{value.__qualname__}", _first_line(value)))
+            rows.append((name, kind, f"{value.__module__}.{value.__qualname__}", first_line(value)))
         elif inspect.ismethod(value):  # a class's method offered as a function (fb.load)
             function = value.__func__
-            rows.append((name, "meth", f"{function.__module__}.{function.__qualname__}", _first_line(value)))
+            rows.append((name, "meth", f"{function.__module__}.{function.__qualname__}", first_line(value)))
         else:
             rows.append((name, "data", "", type(value).__name__))
     return rows
@@ -45,22 +40,14 @@ class PublicNames(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        items = nodes.bullet_list()
+        items = []
         for name, kind, target, summary in public_names():
-            paragraph = nodes.paragraph()
-            if target:
-                reference = addnodes.pending_xref("", refdomain="py", reftype=kind, reftarget=target,
-                                                  refexplicit=True, refwarn=True)
-                reference += nodes.literal(f"fb.{name}", f"fb.{name}")
-                paragraph += reference
-            else:
-                paragraph += nodes.literal(f"fb.{name}", f"fb.{name}")
+            title = f"fb.{name}"
+            inline = [python_reference(kind, target, title) if target else nodes.literal(title, title)]
             if summary:
-                paragraph += nodes.Text(f": {summary}")
-            item = nodes.list_item()
-            item += paragraph
-            items += item
-        return [items]
+                inline.append(nodes.Text(f": {summary}"))
+            items.append(inline)
+        return [bullet_list(items)]
 
 
 def setup(app):

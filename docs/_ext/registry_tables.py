@@ -13,12 +13,13 @@ from __future__ import annotations
 import functools
 import sys
 
+from doc_nodes import first_line, python_reference
 from docutils import nodes
 from docutils.parsers.rst import directives
-from sphinx import addnodes
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
+from fullbandit.cli.main import plain
 from fullbandit.core import registry
 
 logger = logging.getLogger(__name__)
@@ -46,11 +47,7 @@ def _code(text: str) -> Cell:
 
 
 def _reference(kind: str, target: str, title: str) -> Cell:
-    """A cross-reference to a Python object, resolved by Sphinx like ``:class:`title <target>```."""
-    reference = addnodes.pending_xref("", refdomain="py", reftype=kind, reftarget=target, refexplicit=True,
-                                      refwarn=True)
-    reference += nodes.literal(title, title, classes=["xref", "py", f"py-{kind}"])
-    return [reference]
+    return [python_reference(kind, target, title)]
 
 
 def _class_cell(spec: registry.AlgorithmSpec) -> Cell:
@@ -133,12 +130,12 @@ class DksOracleTable(SphinxDirective):
         for name, oracle in ORACLES.items():
             searched = isinstance(oracle.run, functools.partial)
             base = oracle.run.args[0] if searched else oracle.run
-            what = (sys.modules[base.__module__].__doc__ or "").strip().splitlines()[0]
+            what = first_line(sys.modules[base.__module__])
             cell = _reference("mod", base.__module__, base.__module__) + _text(": " + what)
             if searched:
                 cell += _text(" Then 1-swap local search (") + _reference("mod", "fullbandit.dks.swaps",
                                                                            "fullbandit.dks.swaps") + _text(").")
-            ratio = (oracle.proven_ratio.__doc__ or "").strip().splitlines()[0].replace("``", "")
+            ratio = plain(first_line(oracle.proven_ratio))
             rows.append([_code(name), cell, _text(ratio), _text(f"{oracle.proven_ratio(100, 10):.3g}")])
         header = ["name", "what it runs", "proven ratio", "at n = 100, k = 10"]
         return [_table(header, rows, [12, 44, 34, 10])]
