@@ -136,7 +136,7 @@ def _design_of(algorithm) -> dict:
 
 
 def _hand_radius(state: dict, n: int, delta_variance: float, delta_directions: float, n_directions: int,
-                 check: int) -> float:
+                 check: int, *, one_sided: bool = False) -> float:
     """The radius from a design's counts and sums, computed without the library's helpers."""
     counts = np.array(state["counts"], dtype=float)
     sums, squares = np.array(state["reward_sums"]), np.array(state["square_sums"])
@@ -157,7 +157,7 @@ def _hand_radius(state: dict, n: int, delta_variance: float, delta_directions: f
     inverse = np.linalg.inv(matrix.T @ (counts[:, None] * matrix))
     pulled = matrix[counts > 0]
     h = math.sqrt(max(np.einsum("ij,jk,ik->i", pulled, inverse, pulled)))
-    L = math.log(2 * math.pi ** 2 * check ** 2 * n_directions / (6 * delta_directions / 2))
+    L = math.log((1 if one_sided else 2) * math.pi ** 2 * check ** 2 * n_directions / (6 * delta_directions / 2))
     return max(bars) * math.sqrt(2 * L) + B * L * h / 3
 
 
@@ -180,16 +180,16 @@ def test_the_algorithms_radius_is_the_hand_computation_at_a_check():
     state = _design_of(algorithm)
     assert check.details["C_t"] == pytest.approx(_hand_radius(state, n, delta, delta, n, check=120), rel=1e-10)
     assert check.details["sigma_bar"] < 1.0  # below the cap B / 2 = 1 by the 120th check
-    # SwapBound: each rule's directions get their share delta / 3 (halved), while the one variance
-    # event keeps delta / 2 of the whole delta.
+    # SwapBound: the directed single swaps (k (n - k) one-sided events) get delta_1 = 6 delta / pi^2 (halved),
+    # while the one variance event keeps delta / 2 of the whole delta.
     algorithm = registry.build("swap", fb.TopK(n, k), epsilon=0.0, delta=delta, confidence="bernstein", seed=3)
     environment = fb.Replay(PAC_TABLE, seed=4)
     algorithm.setup(reward_range=environment.reward_range(k))
     _drive_until_checks(algorithm, environment, 120)
     assert algorithm.last_check is not None
     details, state = algorithm.last_check.details, _design_of(algorithm)
-    assert details["C_icb"] == pytest.approx(_hand_radius(state, n, delta, delta / 3, n, check=120), rel=1e-10)
-    assert details["C_pair"] == pytest.approx(_hand_radius(state, n, delta, delta / 3, n * (n - 1) // 2, 120),
+    delta_1 = delta * 6 / math.pi ** 2
+    assert details["C_pair"] == pytest.approx(_hand_radius(state, n, delta, delta_1, k * (n - k), 120, one_sided=True),
                                               rel=1e-10)
 
 

@@ -77,7 +77,8 @@ def test_same_seed_same_output(capsys):
                                                    "--algorithm icb"),
     (["--noise-scale", "inf", "--algorithm", "icb"], "--noise-scale=inf must be none or a finite float > 0"),
     (["--budget", "2.5"], "--budget=2.5 must be an int >= 1"),
-    (["--confidence", "paper"], "--confidence=paper must be one of stitched, tight for --algorithm phased"),
+    (["--confidence", "paper"],
+     "--confidence=paper must be one of auto, stitched, tight, time-uniform for --algorithm phased"),
     (["--stop-on-rule", "maybe", "--algorithm", "icb"], "--stop-on-rule=maybe must be true or false"),
     (["--param-reward-range", "1,0", "--algorithm", "icb"],  # --reward-range LOW HIGH is the session's declaration
      "--param-reward-range=1,0 must be none or LOW,HIGH with LOW < HIGH"),

@@ -126,7 +126,8 @@ def test_plan_passes_an_option_to_every_planned_algorithm_that_takes_it(built, c
     assert (icb.name, phased.name) == ("icb", "phased") and phased.restart_ratio == 0.3
     assert icb.delta == phased.delta == 0.1 == output["delta"] and output["parameters"] == {"restart_ratio": 0.3}
     assert main([*plan, "--confidence", "bernstein"]) == 2
-    assert "--confidence=bernstein must be one of stitched, tight for --algorithm phased" in capsys.readouterr().err
+    assert ("--confidence=bernstein must be one of auto, stitched, tight, time-uniform for --algorithm phased"
+            in capsys.readouterr().err)
     assert main([*plan, "--p", "1"]) == 2
     assert "--p applies to none of the algorithms" in capsys.readouterr().err
 

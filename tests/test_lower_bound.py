@@ -343,3 +343,26 @@ def test_a_sparsified_singular_design_is_not_reported_as_an_upper_bound():
     assert closed_form * (1 - 1e-9) <= exact.upper and exact.T_star >= closed_form * 0.99
     assert relaxed.T_star <= exact.upper * (1 + 1e-7)
     assert len(exact.design) == 3  # (0, 1) keeps a weight: without it the design is singular
+
+
+#: Random-mean instances (n = 10 or 12, k = 3, sigma = 0.5, epsilon = 0) on which HiGHS's dual simplex ended a
+#: cutting-plane program with an unknown model status (HiGHS 1.x, "Status 15"): the value must still come back.
+HARD_PROGRAMS = [(1, 12), (3, 10), (6, 10), (8, 10)]
+
+
+@pytest.mark.parametrize("seed, n", HARD_PROGRAMS)
+def test_a_cutting_plane_program_the_dual_simplex_gives_up_on_still_gives_a_bracket(seed, n):
+    means = np.random.default_rng([seed, n]).uniform(0.0, 1.0, n)
+    result = lower_bound(TopK(n, 3), means, 0.5, epsilon=0.0)
+    assert 0 < result.T_star <= result.upper and result.gap <= 1e-3
+
+
+def test_when_every_solver_gives_up_the_bracket_so_far_is_certified(monkeypatch):
+    import fullbandit.analysis.sample_complexity as module
+
+    theta, problem = np.array([0.9, 0.8, 0.75, 0.5, 0.4, 0.1]), TopK(6, 2)
+    exact = lower_bound(problem, theta, 0.5, method="cutting-plane")
+    monkeypatch.setattr(module, "_cut_program", lambda *arguments: None)
+    stalled = lower_bound(problem, theta, 0.5, method="cutting-plane")
+    # No program was solved: the lower value comes from the alternatives found, by weak duality.
+    assert 0 < stalled.T_star <= exact.T_star * (1 + 1e-9) and exact.upper <= stalled.upper * (1 + 1e-9)

@@ -39,6 +39,7 @@ from fullbandit.full.swap_bounds import (
     projected_lambda_max,
     swap_gains,
     swap_rows,
+    team_bound,
 )
 from fullbandit.linalg.least_squares import LeastSquaresEstimate
 from fullbandit.linalg.radius import confidence_radius
@@ -126,8 +127,8 @@ def test_direction_counts_match_enumeration_for_every_k(n):
     assert n_pair_directions(n) == len(swap_directions(n, 1))
     for m in range(1, n // 2 + 1):
         assert n_swap_directions(n, m) == len(swap_directions(n, m))
-    # The union must cover every possible M_hat: the m-swap directions between any two k-subsets
-    # are exactly Y_m (independent of k), far more than the C(k, m) C(n - k, m) swaps of one M_hat.
+    # A union over every possible M_hat and partner would need all of Y_m (independent of k), far more
+    # than the C(k, m) C(n - k, m) directed swaps of one fixed optimal team the rules use.
     for k in range(1, n):
         rows = _subsets(n, k)
         for m in range(1, max_swaps(n, k) + 1):
@@ -335,36 +336,36 @@ def _estimate(n: int, k: int, seed: int):
 
 
 @pytest.mark.parametrize("n, k", [(6, 2), (9, 4), (12, 7)])
-def test_rule_uses_the_radii_of_its_unions_and_stops_on_the_minimum(n, k):
+def test_rule_uses_the_directed_radii_and_stops_on_the_team_bound(n, k):
     algorithm, check = _estimate(n, k, seed=n)
     t, details, R, delta = check.pulls, check.details, 0.7, 0.09
     estimate = check.estimate
-    assert details["C_pair"] == confidence_radius(t, delta / 3, R, n * (n - 1) // 2)
-    assert details["C_icb"] == confidence_radius(t, delta / 3, R, n)
-    m = max(details["graded_swaps"], 1)
-    assert details["C_graded"] == confidence_radius(t, delta / 3 * 6 / (math.pi ** 2 * m * m), R,
-                                                    n_swap_directions(n, m))
-    radii = [confidence_radius(t, float(level), R, n_swap_directions(n, m))
-             for m, level in enumerate(graded_deltas(delta / 3, max_swaps(n, k)), start=1)]
+    levels = graded_deltas(delta, max_swaps(n, k))
+    # One-sided unions over the C(k, m) C(n - k, m) directions to a fixed optimal team, by hand for m = 1.
+    assert details["C_pair"] == pytest.approx(
+        R * math.sqrt(2 * math.log(math.pi ** 2 * t * t * k * (n - k) / (6 * levels[0]))), rel=1e-12)
+    radii = [confidence_radius(t, float(level), R, math.comb(k, m) * math.comb(n - k, m), one_sided=True)
+             for m, level in enumerate(levels, start=1)]
     best = algorithm.problem.best(estimate.theta)
     Q = estimate.gram_inverse
-    expected = {"pair": pair_bound(estimate.theta, Q, best, details["C_pair"]).value,
-                "graded": graded_bound(estimate.theta, Q, best, radii).value,
-                "icb": icb_bound(estimate.theta, Q, best, details["C_icb"])}
-    for name, value in expected.items():
-        assert details[f"{name}_bound"] == pytest.approx(value, rel=1e-12, abs=1e-12)
-    assert check.gap_bound == min(expected.values()) and details["bound_used"] == min(expected, key=expected.get)
-    assert check.answer == best
-    union = n + sum(n_swap_directions(n, m) for m in range(1, max_swaps(n, k) + 1))
+    expected = team_bound(estimate.theta, Q, best, radii)
+    assert check.gap_bound == pytest.approx(expected.value, rel=1e-12, abs=1e-12)
+    assert check.answer == best and details["binding_swaps"] == expected.swaps
+    # Combining the rules per swap size is never worse than either rule alone.
+    assert check.gap_bound <= min(pair_bound(estimate.theta, Q, best, radii[0]).value,
+                                  graded_bound(estimate.theta, Q, best, radii).value) + 1e-12
+    union = sum(math.comb(k, m) * math.comb(n - k, m) for m in range(1, max_swaps(n, k) + 1))
     assert algorithm.constants()["union_bound"] == union
 
 
-@pytest.mark.parametrize("rules", ["pair", "graded"])
-def test_a_single_rule_gets_all_of_delta(rules):
+@pytest.mark.parametrize("rules", ["pair", "graded", "all"])
+def test_the_levels_of_each_rule(rules):
     algorithm = registry.build("swap", fb.TopK(7, 3), rules=rules, delta=0.05, noise_scale=1.0)
-    assert algorithm.shares() == {rules: 0.05}
-    expected = n_pair_directions(7) if rules == "pair" else sum(n_swap_directions(7, m) for m in (1, 2, 3))
-    assert algorithm.setup().constants()["union_bound"] == expected
+    expected = [0.05] if rules == "pair" else graded_deltas(0.05, 3).tolist()
+    assert algorithm.levels().tolist() == pytest.approx(expected, rel=1e-15)
+    assert sum(expected) <= 0.05
+    directions = [math.comb(3, m) * math.comb(4, m) for m in range(1, len(expected) + 1)]
+    assert algorithm.setup().constants()["union_bound"] == sum(directions)
 
 
 def test_swap_is_certified_top_k_only():

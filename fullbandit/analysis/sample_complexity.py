@@ -364,19 +364,21 @@ def _cutting_plane(inst: _Instance, sigma: float, epsilon: float, tol: float, ma
     # The linear programs see only some columns (super-arms); the certificate looks at all of
     # them, and the columns it finds most attractive join the next program.
     columns = np.argsort(-cuts.sum(axis=0), kind="stable")[: min(N, 4 * dim)]
-    lower, mix, iterations = 0.0, 0.5, 0
+    lower, mix, iterations, stalled = 0.0, 0.5, 0, False
     lam_lp = lam_best
+    found = [points]
     for iterations in range(1, max_iter + 1):  # noqa: B007 (the count is returned)
         sub = cuts[:, columns]
         scale = float(sub.max())
         m, width = sub.shape
         objective = np.zeros(width + 1)
         objective[-1] = -1.0
-        result = linprog(objective, A_ub=np.hstack([-sub / scale, np.ones((m, 1))]), b_ub=np.zeros(m),
-                         A_eq=np.hstack([np.ones((1, width)), np.zeros((1, 1))]), b_eq=np.ones(1),
-                         bounds=[(0, None)] * width + [(None, None)], method="highs-ds")
-        if result.status != 0:
-            raise RuntimeError(f"the cutting-plane linear program failed: {result.message}")
+        result = _cut_program(objective, sub / scale, width)
+        if result is None:
+            # Every solver gave up on this program (numerically hard cuts): the bracket so far stands, and the
+            # certificate below is recomputed from every alternative point found.
+            stalled = True
+            break
         nu = np.clip(-np.asarray(result.ineqlin.marginals, dtype=float), 0.0, None)
         lam_lp = np.zeros(N)
         lam_lp[columns] = np.clip(result.x[:width], 0.0, None)
@@ -398,6 +400,7 @@ def _cutting_plane(inst: _Instance, sigma: float, epsilon: float, tol: float, ma
         else:
             mix = max(0.05, mix * 0.7)
         cuts = np.vstack([cuts, new_cuts(points)])
+        found.append(points)
         # Keep the linear program small: drop the cuts its solution left slack (dropping cuts
         # only loosens later linear programs; the certificate stays valid).
         if cuts.shape[0] > 8 * dim:
@@ -407,7 +410,27 @@ def _cutting_plane(inst: _Instance, sigma: float, epsilon: float, tol: float, ma
     value, _, _ = evaluate(lam_lp)  # inf when singular
     if value <= upper:
         upper, lam_best = value, lam_lp
+    if stalled or lower <= 0.0:
+        lower = max(lower, _certify(Z, np.vstack(found), sigma)[0])
     return lam_best, upper, lower, iterations
+
+
+#: The linear-programming methods tried in turn on a cutting-plane program (HiGHS's dual simplex first).
+CUT_PROGRAM_METHODS = ("highs-ds", "highs-ipm", "highs")
+
+
+def _cut_program(objective: np.ndarray, cuts: np.ndarray, width: int):
+    """``max t`` subject to ``t <= cuts @ lambda`` over the simplex, by the first of :data:`CUT_PROGRAM_METHODS`
+    that solves it (``None`` when none does: HiGHS can end with an unknown model status on nearly
+    degenerate cuts)."""
+    m = cuts.shape[0]
+    for method in CUT_PROGRAM_METHODS:
+        result = linprog(objective, A_ub=np.hstack([-cuts, np.ones((m, 1))]), b_ub=np.zeros(m),
+                         A_eq=np.hstack([np.ones((1, width)), np.zeros((1, 1))]), b_eq=np.ones(1),
+                         bounds=[(0, None)] * width + [(None, None)], method=method)
+        if result.status == 0 and getattr(result, "ineqlin", None) is not None:
+            return result
+    return None
 
 
 def _sparsest(inst: _Instance, lam: np.ndarray, sigma: float, epsilon: float, tol: float):

@@ -249,8 +249,8 @@ def convert(spec: registry.AlgorithmSpec, name: str, text: str, option: str | No
     >>> convert(registry.get("phased"), "confidence", "paper")
     Traceback (most recent call last):
     ...
-    fullbandit.util.validation.InvalidParameterError: --confidence=paper must be one of stitched, tight \
-for --algorithm phased
+    fullbandit.util.validation.InvalidParameterError: --confidence=paper must be one of auto, stitched, tight, \
+time-uniform for --algorithm phased
     """
     forms = spec.constraints(name)  # refuses a parameter spec does not take, naming its options
     for form in forms:

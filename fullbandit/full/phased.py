@@ -15,21 +15,14 @@ from fullbandit.design.conditioning import optimal_swap_variance, swap_variance
 from fullbandit.design.support import make_support
 from fullbandit.design.tracking import Handout, Tracker
 from fullbandit.full.static import DEFAULT_BUDGET, next_check_after
-from fullbandit.full.swap_bounds import (
-    graded_bound,
-    graded_deltas,
-    max_swaps,
-    n_pair_directions,
-    n_swap_directions,
-    pair_bound,
-    pair_widths,
-)
+from fullbandit.full.swap_bounds import graded_deltas, max_swaps, n_directed_swaps, pair_widths, team_bound
 from fullbandit.linalg.least_squares import LeastSquaresEstimate, SingularDesignError
 from fullbandit.linalg.radius import confidence_radius
 from fullbandit.linalg.static_design import StaticDesign
 from fullbandit.problems.classes import TopK
+from fullbandit.util.validation import InvalidParameterError
 
-PHASED_CONFIDENCE = ("stitched", "tight")
+PHASED_CONFIDENCE = ("auto", "time-uniform", "stitched", "tight")
 
 
 class PhasedSwap(Algorithm):
@@ -54,42 +47,44 @@ class PhasedSwap(Algorithm):
     ``theta_hat_i - theta_hat_j - C w_ij > 0``; with ``k'`` arms still to choose, ``i`` is
     *accepted* if it beats at least ``|V| - k'`` arms of ``V``, and ``j`` *rejected* if at
     least ``k'`` arms beat it. The answer is the accepted arms plus the top ``k'`` of
-    ``theta_hat`` over ``V``; its gap is bounded by the smaller of the pair rule
-    (:func:`fullbandit.full.swap_bounds.pair_bound`, a maximum-weight matching of the
-    optimistic swap gains) and the graded rule (:func:`fullbandit.full.swap_bounds.graded_bound`)
-    over ``V``, and the run stops when that bound is at most ``epsilon`` (or when every arm
-    is decided: gap 0). When the decisions have shrunk ``V`` so much that
+    ``theta_hat`` over ``V``; its gap is bounded over ``V`` by
+    :func:`fullbandit.full.swap_bounds.team_bound` (per swap size, the smallest of the pair,
+    graded and exact terms; then the largest over swap sizes), and the run stops when that
+    bound is at most ``epsilon`` (or when every arm is decided: gap 0). When the decisions have shrunk ``V`` so
+    much that
     a new balanced design over it would need at most ``restart_ratio`` times the pulls of
     the current one for the same swap precision (largest swap variance per pull, new
     against current), a new phase starts over ``V`` and the old pulls are set aside.
 
-    Guarantee (proof). Phase ``l`` uses the level ``delta_l = 6 delta / (pi^2 l^2)`` (these sum
-    to ``delta``), split in half: the pair event, a union over the ``|U|(|U| - 1) / 2`` pair
-    directions of its ``U``, at ``delta_l / 2``; the graded events, over the ``m``-swap
-    directions among ``U`` (``m`` up to the phase's largest swap size, levels
-    ``(delta_l / 2) 6 / (pi^2 m^2)``, as in :class:`fullbandit.full.SwapBound`), at
-    ``delta_l / 2``; each also a union over the phase's checks (``confidence="stitched"``:
-    the ``j``-th check of the phase gets ``6 / (pi^2 j^2)`` of its level; ``"tight"``: over
-    every round). Given everything before the phase, its support, fillers and check
-    schedule are fixed before any of its rewards is drawn, and each check reads the first of the
-    phase's pulls handed out (the base records observations in handing-out order, whatever
-    order they are told in, :meth:`fullbandit.core.algorithm.Algorithm.tell`; a pull of an ended phase
-    recorded late is set aside), so the fixed-design bound
-    (Soare, Lazaric, Munos 2014, Proposition 1) holds on its pulls: with probability at
-    least ``1 - delta_l``, ``|(theta_i - theta_j) - (theta_hat_i - theta_hat_j)| <= C w_ij``
-    for all pairs of ``U``, and the m-swap bounds hold, at every check of the phase (the
-    arms decided during a phase only shrink the sets the bounds are taken over). By the
-    union over phases, with probability at least ``1 - delta`` this holds in every phase.
-    On that event, by induction over the checks, some optimal team contains every accepted
-    arm and no rejected one: if ``i`` beats ``|V| - k'`` arms of ``V`` then ``theta_i >
-    theta_j`` for all of them, at most ``k' - 1`` other arms of ``V`` have a mean ``>=
-    theta_i``, so ``i`` is in every top-``k'`` of ``V`` (and symmetrically for a rejection).
-    The gap of the answer is then the gap of its part in ``V`` against the best ``k'`` of
-    ``V``, which both rules bound (their proofs in :mod:`fullbandit.full.swap_bounds` need
-    only the directions among ``V``, which are among ``U``'s). So when the rule fires the
-    answer is ``epsilon``-optimal. The phase ends are data-dependent, but the bound of a
-    phase holds at all its checks at once, and a new phase's noise is independent of how it
-    was chosen.
+    Guarantee (proof). Fix before the run one optimal team ``M*``. Phase ``l`` uses the level
+    ``delta_l = 6 delta / (pi^2 l^2)`` (these sum to less than ``delta``) for its *directed*
+    events (:mod:`fullbandit.full.swap_bounds`): with ``U`` the phase's arms and ``k_U`` the
+    arms still to choose when it starts, for each ``m`` up to ``min(k_U, |U| - k_U)`` a
+    one-sided union over the ``C(k_U, m) C(|U| - k_U, m)`` directions ``e_J - e_I``
+    (``J`` in ``M*``, ``I`` outside, both in ``U``) at level ``delta_l 6 / (pi^2 m^2)``; the
+    pair terms and the accept/reject decisions read the ``m = 1`` event. Each is also
+    uniform over the phase's checks: ``"time-uniform"`` (default) over its whole passes
+    (:mod:`fullbandit.linalg.stitching`), ``"stitched"`` a union over its checks,
+    ``"tight"`` over its rounds. Given everything before the phase, its support, fillers and
+    check schedule are fixed before any of its rewards is drawn, and each check reads the
+    first of the phase's pulls handed out (the base records observations in handing-out
+    order, whatever order they are told in, :meth:`fullbandit.core.algorithm.Algorithm.tell`;
+    a pull of an ended phase recorded late is set aside), so the fixed-design bound holds on
+    its pulls. The counts are those of ``M*`` inside ``U`` if the earlier phases' events
+    held (then, by the induction below, ``M* cap U`` has exactly ``k_U`` arms): so the
+    probability that some phase's events fail while all earlier ones held is at most
+    ``sum_l delta_l < delta``. On the events, by induction over the checks, every accepted
+    arm is in ``M*`` and no rejected one: an arm ``i`` outside ``M*`` never *beats* an arm
+    ``j`` of ``M*`` (that would give ``theta_j - theta_i <= theta_hat_j - theta_hat_i + C w_ij
+    < 0``, and ``M* - j + i`` would beat ``M*``); an accepted ``i`` beats all but at most
+    ``k' - 1`` other arms of ``V``, and the ``k'`` arms of ``M* cap V`` cannot all be among
+    them, so ``i`` is in ``M*``; a rejected ``j`` is beaten by ``k'`` arms, which only the
+    ``k' - 1`` others of ``M* cap V`` could do were ``j`` in ``M*``. The gap of the answer is
+    then the gap of its part in ``V`` against ``M* cap V``, a direction of the phase's
+    directed events, which :func:`fullbandit.full.swap_bounds.team_bound` bounds. So when the
+    rule fires the answer is ``epsilon``-optimal. The phase ends are data-dependent, but the
+    bound of a phase holds at all its checks at once, and a new phase's noise is
+    independent of how it was chosen.
 
     Parameters
     ----------
@@ -101,8 +96,10 @@ class PhasedSwap(Algorithm):
     noise_scale : float, optional
         Sub-Gaussian scale ``R`` of one observed sum (``None``: :func:`fullbandit.run` takes
         the environment's).
-    confidence : {"stitched", "tight"}
-        The union over a phase's checks, or over its every round
+    confidence : {"auto", "time-uniform", "stitched", "tight"}
+        Time-uniform over a phase's whole passes (no prior observations then), a union over
+        its checks, or over its every round; ``"auto"`` (default) is ``"time-uniform"``
+        without a prior, else ``"stitched"``
         (:func:`fullbandit.linalg.radius.confidence_radius`).
     restart_ratio : float
         Start a new phase when the new design's largest swap variance per pull is at most
@@ -168,7 +165,7 @@ class PhasedSwap(Algorithm):
     }
 
     def __init__(self, problem, *, epsilon: float = 0.0, delta: float = 0.05, noise_scale: float | None = None,
-                 confidence: str = "stitched", restart_ratio: float = 0.5, budget: int = DEFAULT_BUDGET,
+                 confidence: str = "auto", restart_ratio: float = 0.5, budget: int = DEFAULT_BUDGET,
                  check_growth: float = 0.05, seed=None):
         self.problem = problem
         self.epsilon = epsilon
@@ -183,6 +180,7 @@ class PhasedSwap(Algorithm):
     # --- phases ----------------------------------------------------------------------------
     def _build(self, rng: np.random.Generator, noise_scale: float | None) -> None:
         self._noise_scale = self._noise_scale_in_use(noise_scale)
+        self._confidence = "time-uniform" if self.confidence == "auto" else self.confidence
         self._accepted: list[int] = []
         self._rejected: list[int] = []
         self._phase = 0
@@ -216,12 +214,19 @@ class PhasedSwap(Algorithm):
         self._handout = Handout(Tracker(np.ones(len(support)), counts=counts))
         self._next_check = len(support)
         self._phase_checks = 0
-        self._phase_swaps = max(1, max_swaps(len(self._undecided), self.problem.k - len(self._accepted)))
+        self._phase_wanted = self.problem.k - len(self._accepted)
+        self._phase_swaps = max(1, max_swaps(len(self._undecided), self._phase_wanted))
 
     def _absorb_prior(self, prior: PriorObservations) -> None:
         # Only the first phase holds every arm without fillers, so only its plain least squares can take them;
         # like the phase's own pulls, they are set aside when a new phase starts.
         if self._phase == 1:
+            if self.confidence == "auto":
+                self._confidence = "stitched"  # prior observations break the whole passes of the first phase
+            elif self._confidence == "time-uniform":
+                raise InvalidParameterError(
+                    f"{self.label()}: confidence='time-uniform' needs each phase's estimate to be made of whole passes "
+                    "of its own design and cannot take prior observations; choose confidence='stitched'")
             check_prior_noise(prior, self._noise_scale, self.label())
             self._design.add_prior(prior.arms, prior.counts, prior.reward_sums)
 
@@ -232,24 +237,34 @@ class PhasedSwap(Algorithm):
         return live, self.problem.k - len(self._accepted)
 
     def phase_level(self) -> float:
-        """``delta_l = 6 delta / (pi^2 l^2)`` of the current phase ``l``; the pair and graded events get half each."""
+        """``delta_l = 6 delta / (pi^2 l^2)`` of the current phase ``l``, shared by its directed events."""
         self.setup()
         return 6.0 * self.delta / (math.pi ** 2 * self._phase ** 2)
 
     def phase_radius(self, pulls: int, level: float, n_directions: int) -> float:
-        """``C`` at the phase's next check after ``pulls`` of its pulls: a union over ``n_directions`` at ``level``."""
+        """``C`` at the phase's next check after ``pulls`` of its pulls: a one-sided union over ``n_directions``
+        at ``level`` (infinite with ``"time-uniform"`` after a part of a pass: a budget that ends mid-pass)."""
         self.setup()
+        if self._confidence == "time-uniform":
+            size = len(self._design.support)
+            counts = self._design.counts
+            if pulls < size or pulls % size or counts.min() != counts.max():
+                return math.inf
+            return confidence_radius(pulls, level, self._noise_scale, n_directions, self._confidence,
+                                     passes=pulls // size, one_sided=True)
         index = round_index(pulls, self.prior if self._phase == 1 else None)
-        return confidence_radius(index, level, self._noise_scale, n_directions, self.confidence,
-                                 check=min(self._phase_checks + 1, index) if self.confidence == "stitched" else None)
+        return confidence_radius(index, level, self._noise_scale, n_directions, self._confidence,
+                                 check=min(self._phase_checks + 1, index) if self._confidence == "stitched" else None,
+                                 one_sided=True)
 
     def graded_radii(self, pulls: int) -> list[float]:
-        """The radii of the graded bound at the phase's next check after ``pulls`` of its pulls: for
-        ``m = 1, 2, ...`` up to the phase's largest swap size, a union over the ``m``-swap directions
-        among the phase's arms at level ``(delta_l / 2) 6 / (pi^2 m^2)``."""
+        """``C_m`` at the phase's next check after ``pulls`` of its pulls, ``m = 1, 2, ...`` up to the phase's
+        largest swap size: a one-sided union over the directed m-swaps of its arms at level
+        ``delta_l 6 / (pi^2 m^2)`` (``C_1`` is also the pair radius)."""
         self.setup()
-        u, levels = len(self._undecided), graded_deltas(self.phase_level() / 2.0, self._phase_swaps)
-        return [self.phase_radius(pulls, float(levels[m - 1]), n_swap_directions(u, m))
+        u, wanted = len(self._undecided), self._phase_wanted
+        levels = graded_deltas(self.phase_level(), self._phase_swaps)
+        return [self.phase_radius(pulls, float(levels[m - 1]), n_directed_swaps(u, wanted, m))
                 for m in range(1, self._phase_swaps + 1)]
 
     # --- where the run stands ------------------------------------------------------------------
@@ -328,8 +343,9 @@ class PhasedSwap(Algorithm):
         except SingularDesignError:
             answer, bound = self._carry
             return StoppingCheck(self._told, bound, float(self.epsilon), answer, certified, self._summary())
-        radius = self._pair_radius(t)
-        accept, reject, bound, answer, used = self._decide(estimate, radius, self.graded_radii(t))
+        radii = self.graded_radii(t)
+        radius = radii[0]
+        accept, reject, bound, answer, used = self._decide(estimate, radius, radii)
         summary = self._summary()  # counted after this check's decisions
         summary.update(accepted=summary["accepted"] + len(accept), rejected=summary["rejected"] + len(reject),
                        undecided=summary["undecided"] - len(accept) - len(reject))
@@ -339,8 +355,8 @@ class PhasedSwap(Algorithm):
         return StoppingCheck(self._told, bound, float(self.epsilon), answer, certified, details, estimate)
 
     def _pair_radius(self, pulls: int) -> float:
-        """``C`` of the pair directions at the phase's next check (half the phase's level)."""
-        return self.phase_radius(pulls, self.phase_level() / 2.0, n_pair_directions(len(self._undecided)))
+        """``C_1`` at the phase's next check: the pair terms' and the decisions' radius."""
+        return self.graded_radii(pulls)[0]
 
     def _verdicts(self, estimate: LeastSquaresEstimate, radius: float):
         """``(live, wanted, theta, Q, accept_local, reject_local)``: the undecided arms (local indices), the places
@@ -349,9 +365,11 @@ class PhasedSwap(Algorithm):
         live, wanted = self._live()
         theta = estimate.theta[live]
         Q = estimate.gram_inverse[np.ix_(live, live)]
-        lower = theta[:, None] - theta[None, :] - radius * pair_widths(Q)
-        beats = lower > 0.0
-        np.fill_diagonal(beats, False)
+        if math.isfinite(radius):
+            beats = theta[:, None] - theta[None, :] - radius * pair_widths(Q) > 0.0
+            np.fill_diagonal(beats, False)
+        else:  # between whole passes the time-uniform bound says nothing
+            beats = np.zeros((len(live), len(live)), dtype=bool)
         accept_local = np.flatnonzero(beats.sum(axis=1) >= len(live) - wanted) if 0 < wanted else np.array([], int)
         reject_local = np.flatnonzero(beats.sum(axis=0) >= wanted) if wanted < len(live) else np.array([], int)
         return live, wanted, theta, Q, accept_local, reject_local
@@ -379,13 +397,13 @@ class PhasedSwap(Algorithm):
         best_local = tuple(int(i) for i in order)
         members = [self._undecided[live[keep[i]]] for i in best_local]
         theta_kept, Q_kept = theta[keep], Q[np.ix_(keep, keep)]
-        pair = pair_bound(theta_kept, Q_kept, best_local, radius).value
+        if not math.isfinite(radius):
+            return accept, reject, math.inf, tuple(sorted(chosen + members)), "none"
         # While every arm of the phase is still in doubt the check's own spectrum serves (shared, or scaled).
         lambda_max = estimate.spectrum.projected_lambda_max() if len(keep) == estimate.theta.size else None
-        graded = graded_bound(theta_kept, Q_kept, best_local, graded_radii[:max_swaps(len(keep), still)],
-                              lambda_max=lambda_max).value
-        used = "pair" if pair <= graded else "graded"
-        return accept, reject, min(pair, graded), tuple(sorted(chosen + members)), used
+        bound = team_bound(theta_kept, Q_kept, best_local, graded_radii[:max_swaps(len(keep), still)],
+                           lambda_max=lambda_max)
+        return accept, reject, bound.value, tuple(sorted(chosen + members)), bound.rule or "none"
 
     def _summary(self) -> dict:
         return {"phase": self._phase, "undecided": int(self._live()[0].size), "accepted": len(self._accepted),
@@ -423,7 +441,7 @@ class PhasedSwap(Algorithm):
     def constants(self) -> dict:
         """Level, noise scale, restart ratio, and where the phases stand."""
         self.setup()
-        return {"confidence": self.confidence, "noise_scale": self._noise_scale, "delta": self.delta,
+        return {"confidence": self._confidence, "noise_scale": self._noise_scale, "delta": self.delta,
                 "epsilon": self.epsilon, "restart_ratio": self.restart_ratio, **self._summary()}
 
 

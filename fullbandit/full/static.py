@@ -43,7 +43,7 @@ STATIC_CONSTRAINTS: dict[str, list] = {
     "delta": [Interval(float, 0, 1, closed="neither")],
     "noise_scale": [None, Interval(float, 0, None, closed="neither")],
     "reward_range": [None, REWARD_RANGE],
-    "confidence": [Options(CONFIDENCE_CONSTANTS)],
+    "confidence": [Options(("auto", *CONFIDENCE_CONSTANTS))],
     "support": [Options(SUPPORT_KINDS), SUPERARMS],
     "support_size": [None, Interval(int, 1, None)],
     "allocation": [Options(ALLOCATIONS)],
@@ -92,11 +92,15 @@ class StaticFullBandit(Algorithm):
         ``BernoulliTeam`` declare ``(0, k)``; ``GaussianSum`` none), without writing this
         parameter. With ``"bernstein"`` a told reward outside ``count * [low, high]`` is
         refused.
-    confidence : {"tight", "paper", "stitched", "bernstein"}
+    confidence : {"tight", "paper", "stitched", "bernstein", "time-uniform", "auto"}
         Which constant ``C_t`` (:func:`fullbandit.linalg.radius.confidence_radius`):
         ``"stitched"`` unions over the stopping checks of the fixed geometric schedule
         rather than over every round (smaller, same guarantee at the checks).
-        ``"bernstein"``: for bounded rewards, a variance-adaptive (empirical Bernstein)
+        ``"time-uniform"``: a stitched boundary valid at every whole pass at once
+        (:mod:`fullbandit.linalg.stitching`; needs ``allocation="uniform"`` and no prior): no
+        union over the checks. ``"auto"``: ``"time-uniform"`` where the design allows it,
+        else ``"stitched"`` (results report the one in use). ``"bernstein"``: for bounded rewards, a
+        variance-adaptive (empirical Bernstein)
         radius on the same schedule, ``sigma_bar sqrt(2 L) + (1/3) B L h`` with
         ``sigma_bar`` an upper confidence bound on the members' reward standard deviations
         (Maurer and Pontil 2009) instead of the range's ``R = B / 2``: far smaller when the
@@ -256,6 +260,13 @@ class StaticFullBandit(Algorithm):
             design = self._spanning_design(arms)
         kept, proportions = _proportions(problem.n, arms, self.allocation)
         self._start(kept, proportions, design=design if len(kept) == len(arms) else None)
+        self._confidence = self.confidence
+        if self.confidence == "auto":  # the sharpest constant the design allows (a prior may yet overrule it)
+            self._confidence = "time-uniform" if self._pass is not None else "stitched"
+        if self._confidence == "time-uniform" and self._pass is None:
+            raise InvalidParameterError(
+                f"{self.label()}: confidence='time-uniform' holds at whole passes of a repeated block, which needs "
+                f"allocation='uniform' (got allocation={self.allocation!r}); or choose confidence='stitched'")
 
     def _uses_variances(self) -> bool:
         return self.confidence in RANGE_CONFIDENCES
@@ -306,6 +317,12 @@ class StaticFullBandit(Algorithm):
             raise InvalidParameterError(
                 f"{self.label()}: confidence={self.confidence!r} bounds each support member's reward variance from "
                 "its own pulls and cannot take prior observations; choose confidence='tight' or 'stitched'")
+        if self._confidence == "time-uniform" and self.confidence == "auto":
+            self._confidence = "stitched"  # prior observations break the whole passes the time-uniform bound needs
+        elif self._confidence == "time-uniform":
+            raise InvalidParameterError(
+                f"{self.label()}: confidence='time-uniform' needs the estimate to be made of whole passes of its own "
+                "design and cannot take prior observations; choose confidence='tight' or 'stitched'")
         check_prior_noise(prior, self._noise_scale, self.label())
         self._design.add_prior(prior.arms, prior.counts, prior.reward_sums)
 
@@ -450,7 +467,8 @@ class StaticFullBandit(Algorithm):
     def _stops_on_rule(self) -> bool:
         return bool(self.stop_on_rule)
 
-    def radius(self, t: int, *, delta: float | None = None, n_directions: int | None = None) -> float:
+    def radius(self, t: int, *, delta: float | None = None, n_directions: int | None = None,
+               one_sided: bool = False) -> float:
         """The confidence radius ``C_t`` of the check now being made, after ``t`` pulls.
 
         ``delta`` and ``n_directions`` default to the algorithm's ``delta`` and union bound;
@@ -460,16 +478,35 @@ class StaticFullBandit(Algorithm):
         made plus one. With ``"bernstein"`` the radius also depends on the data told so far
         (:meth:`bernstein_terms`); its variance bounds take half of the algorithm's whole
         ``delta`` whatever share is passed, and the directions half of the share (see
-        :func:`fullbandit.linalg.radius.confidence_radius`).
+        :func:`fullbandit.linalg.radius.confidence_radius`). With ``"time-uniform"`` the
+        radius holds at whole passes of the support only (:mod:`fullbandit.linalg.stitching`):
+        after a part of a pass (a budget that ends mid-pass) it is infinite. ``one_sided``:
+        the rule's events bound each direction on one side only.
         """
         self.setup()
-        stitched = self.confidence in ("stitched", *RANGE_CONFIDENCES)
+        if self._confidence == "time-uniform":
+            passes = self._whole_passes(t)
+            if passes is None:
+                return math.inf
+            return confidence_radius(t, self.delta if delta is None else delta, self._noise_scale,
+                                     self._n_directions() if n_directions is None else n_directions, self._confidence,
+                                     passes=passes, one_sided=one_sided)
+        stitched = self._confidence in ("stitched", *RANGE_CONFIDENCES)
         t = round_index(t, self.prior)
         check = min(self._checks + 1, t) if stitched else None
         terms = self.bernstein_terms() if self._uses_variances() else None
         return confidence_radius(t, self.delta if delta is None else delta, self._noise_scale,
-                                 self._n_directions() if n_directions is None else n_directions, self.confidence,
-                                 check=check, bernstein=terms)
+                                 self._n_directions() if n_directions is None else n_directions, self._confidence,
+                                 check=check, bernstein=terms, one_sided=one_sided)
+
+    def _whole_passes(self, t: int) -> int | None:
+        """``p`` when the first ``t`` pulls are ``p >= 1`` whole passes of round robin over the support, else
+        ``None``."""
+        size = self._pass
+        counts = self._design.counts
+        if not size or t < size or t % size or self.prior is not None or counts.min() != counts.max():
+            return None
+        return t // size
 
     def bernstein_terms(self, estimate: LeastSquaresEstimate | None = None) -> BernsteinTerms:
         """The variance bound and leverage of ``confidence="bernstein"`` for the check now being made.
@@ -516,7 +553,7 @@ class StaticFullBandit(Algorithm):
     def constants(self) -> dict:
         """Confidence constants, noise scale, union bound, support and allocation."""
         self.setup()
-        constants = {"confidence": self.confidence, "noise_scale": self._noise_scale, "delta": self.delta,
+        constants = {"confidence": self._confidence, "noise_scale": self._noise_scale, "delta": self.delta,
                      "epsilon": self.epsilon, "union_bound": self._n_directions(),
                      "support": self._support_label(),
                      "allocation": self.allocation, "support_size": len(self._design.support),

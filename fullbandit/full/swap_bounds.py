@@ -14,66 +14,78 @@ With a static design (the pulls never depend on a reward, and the data of a chec
 first pulls handed out: :meth:`fullbandit.core.algorithm.Algorithm.tell` records observations in
 handing-out order whatever order they are told in, so which pulls a check reads cannot
 depend on their rewards) the least-squares error along a *fixed* direction ``y`` is
-sub-Gaussian with variance proxy ``R^2 ||y||^2_{A_t^-1}``, so for a
-fixed finite set ``Y`` of directions and a level ``delta``,
+sub-Gaussian with variance proxy ``R^2 ||y||^2_{A_t^-1}``, so for a fixed finite set ``Y``
+of directions and a level ``delta`` the one-sided event
 
-    ``E(Y, delta): |y . (theta - theta_hat_t)| <= C_t(Y, delta) ||y||_{A_t^-1}``
-    for all ``y`` in ``Y`` and all ``t >= 1``
+    ``E(Y, delta): y . (theta - theta_hat_t) <= C_t(Y, delta) ||y||_{A_t^-1}``
+    for all ``y`` in ``Y`` and all checks ``t``
 
 holds with probability at least ``1 - delta``, where ``C_t(Y, delta)`` is
-:func:`fullbandit.linalg.radius.confidence_radius` with ``n_directions = |Y|`` (Soare, Lazaric,
-Munos 2014, Proposition 1; Kuroki et al. 2020, Proposition 1). ``Y`` must not depend on the
-data. ``M_hat`` does, so a union "over the directions from ``M_hat``" must in fact be over
-the directions from *every* super-arm that could be ``M_hat``. The bound is two-sided, so
-``y`` and ``-y`` count once.
+:func:`fullbandit.linalg.radius.confidence_radius` with ``n_directions = |Y|`` and
+``one_sided=True`` (Soare, Lazaric, Munos 2014, Proposition 1, one side; or the
+time-uniform boundary of :mod:`fullbandit.linalg.stitching`). ``Y`` must not depend on the
+data.
 
-Direction families and their sizes (independent of ``k``):
+*Directed events.* Fix, before the run, one optimal team ``M*`` (say the first in
+lexicographic order among those of largest ``theta(M)``; it is unknown, but fixed). The
+rules below use only directions that point *from a team to* ``M*``:
 
-* ``Y_arm = {e_i}``: ``n`` directions (ICB).
-* ``Y_pair = {e_j - e_i : i < j}``: ``n (n - 1) / 2`` directions (:func:`n_pair_directions`).
-* ``Y_m = {e_J - e_I : I, J disjoint m-subsets}`` for ``1 <= m <= min(k, n - k)``: choose the
-  ``m`` added arms (``C(n, m)``), then the ``m`` removed ones among the rest
-  (``C(n - m, m)``); the ordered pair ``(J, I)`` and ``(I, J)`` give ``y`` and ``-y``, one
-  direction, and ``J != I`` always, so ``|Y_m| = C(n, m) C(n - m, m) / 2``
-  (:func:`n_swap_directions`). Every such ``y`` *is* a gap direction of some pair of
-  k-subsets when ``m <= min(k, n - k)`` (add ``k - m`` common members from the
-  ``n - 2m >= k - m`` arms left), so no smaller ``k``-free family covers all ``M_hat``.
-  For a fixed ``M_hat`` only ``C(k, m) C(n - k, m)`` of them are its own swaps, but
-  ``M_hat`` is random, and ``Y_1 = Y_pair``.
+* ``D_m = {x_M* - x_M : |M* \\ M| = m} = {e_J - e_I : J subset of M*, I outside M*, |I| = |J| = m}``,
+  ``|D_m| = C(k, m) C(n - k, m)`` (:func:`n_directed_swaps`), for ``1 <= m <= min(k, n - k)``;
+  ``D_1 = {e_j - e_i : j in M*, i outside M*}`` has ``k (n - k)`` members.
+
+Their sizes are known without knowing ``M*``. Why they suffice: a rule returns a team
+``M_hat`` chosen from the data and a number ``B``, and ``gap(M_hat) = theta(M*) -
+theta(M_hat) = y . theta`` for ``y = x_M* - x_M_hat`` in ``D_m`` (``m = |M* \\ M_hat|``), so
+``gap(M_hat) <= y . theta_hat + C_m ||y||`` on ``E(D_m)``; every rule's ``B`` bounds that
+right-hand side for *every* ``m``-swap partner of ``M_hat``, ``M*`` among them. So on
+``E = intersection over m of E(D_m, delta_m)``, ``gap(M) <= B(M)`` for every team ``M`` at once,
+and a rule may certify whichever team it likes, chosen from the data, at no extra cost.
+This is the argument of the generalised likelihood ratio stopping rules (Garivier and
+Kaufmann 2016, Proposition 12: only the deviations at the true parameter matter); it
+replaces the union over all ``C(n, m) C(n - m, m) / 2`` two-sided m-swap directions among
+``n`` arms (:func:`n_swap_directions`), which a bound must pay when it has to hold for
+every possible ``M_hat`` *and* every partner: for ``n = 10``, ``k = 3`` that is 90 against
+21 one-sided events for single swaps, 4200 against 35 for ``m = 3``.
+
+Levels: ``delta_m = delta 6 / (pi^2 m^2)`` (:func:`graded_deltas`; they sum to less than
+``delta``), and both the pair rule and the graded rule's ``m = 1`` term read the one event
+``E(D_1, delta_1)``: no level is split between rules.
 
 The rules
 ---------
-Pair rule (:func:`pair_bound`), on ``E(Y_pair, delta')`` with ``C = C_t(Y_pair, delta')``:
+Pair rule (:func:`pair_bound`), on ``E(D_1, delta_1)`` with ``C = C_t(D_1, delta_1)``:
 for ``i`` in ``M_hat`` and ``j`` outside let
 ``g(i, j) = theta_hat_j - theta_hat_i + C ||e_j - e_i||_{A^-1}`` and ``g+ = max(g, 0)``.
 
-*Claim.* On the event, ``max_M theta(M) - theta(M_hat) <= W``, the maximum weight of a
-matching (of any size) between ``M_hat`` and its complement with weights ``g+``.
+*Claim.* On the event, ``gap(M_hat) = theta(M*) - theta(M_hat) <= W``, the maximum weight
+of a matching (of any size) between ``M_hat`` and its complement with weights ``g+``.
 
-*Proof.* Take ``M`` with ``I = M_hat \\ M``, ``J = M \\ M_hat``, ``|I| = |J| = m``, and any
+*Proof.* Let ``I = M_hat \\ M*``, ``J = M* \\ M_hat``, ``|I| = |J| = m``, and take any
 bijection ``pi: J -> I``. Then
-``theta(M) - theta(M_hat) = sum_{j in J} (theta_j - theta_pi(j))
+``theta(M*) - theta(M_hat) = sum_{j in J} (theta_j - theta_pi(j))
 = sum_j [(theta_hat_j - theta_hat_pi(j)) + (e_j - e_pi(j)) . (theta - theta_hat)]
 <= sum_j g(pi(j), j) <= sum_j g+(pi(j), j) <= W``: the second step is the event for each
-direction ``e_j - e_pi(j)`` of ``Y_pair``, the last because ``{(pi(j), j)}`` is a matching.
+direction ``e_j - e_pi(j)`` (``j`` in ``M*``, ``pi(j)`` outside: a member of ``D_1``), the last
+because ``{(pi(j), j)}`` is a matching.
 ``M = M_hat`` gives 0 and ``W >= 0``. QED. Because ``g+ >= 0`` and the bipartite graph is
 complete, a maximum-weight matching can be taken of full size ``min(k, n - k)`` (pad with
 zero-or-more-weight edges), which is what ``scipy.optimize.linear_sum_assignment`` on the
 ``k x (n - k)`` matrix computes; time ``O(n^3)``, no densest-subgraph step.
 
-Graded rule (:func:`graded_bound`), on ``E(Y_m, delta_m)`` for every ``m`` with
-``C_m = C_t(Y_m, delta_m)``: let ``P = I - 1 1^T / n`` and ``lambda = lambda_max(P A^-1 P)``.
-For ``y`` in ``Y_m``, ``1^T y = 0`` so ``y = P y`` and ``||y||^2_{A^-1} = y^T P A^-1 P y
+Graded rule (:func:`graded_bound`), on ``E(D_m, delta_m)`` for every ``m`` with
+``C_m = C_t(D_m, delta_m)``: let ``P = I - 1 1^T / n`` and ``lambda = lambda_max(P A^-1 P)``.
+For an m-swap direction ``y = e_J - e_I``, ``1^T y = 0`` so ``y = P y`` and ``||y||^2_{A^-1} = y^T P A^-1 P y
 <= lambda ||y||^2 = 2 m lambda``. Let ``G_m = max_{|M \\ M_hat| = m} theta_hat(M) - theta_hat(M_hat)``,
 the sum of the ``m`` largest ``theta_hat_j`` outside ``M_hat`` minus the ``m`` smallest
 inside (a sort).
 
 *Claim (spectral).* On the events,
-``max_M theta(M) - theta(M_hat) <= max(0, max_m G_m + C_m sqrt(2 m lambda))``.
+``gap(M_hat) <= max(0, max_m G_m + C_m sqrt(2 m lambda))``.
 
-*Proof.* For ``M`` with ``m`` swaps, ``y = x_M - x_M_hat`` is in ``Y_m``, so
-``theta(M) - theta(M_hat) = theta_hat . y + (theta - theta_hat) . y <= G_m + C_m ||y||_{A^-1}
-<= G_m + C_m sqrt(2 m lambda)``; ``m = 0`` is ``M_hat`` itself (0). QED.
+*Proof.* With ``m = |M* \\ M_hat|``, ``y = x_M* - x_M_hat`` is in ``D_m``, so
+``theta(M*) - theta(M_hat) = theta_hat . y + (theta - theta_hat) . y <= G_m + C_m ||y||_{A^-1}
+<= G_m + C_m sqrt(2 m lambda)``; ``m = 0`` is ``M_hat = M*`` (0). QED.
 
 ``lambda`` is the worst direction of the whole space, and a random static support makes
 ``A^-1`` far from isotropic (at the stopping time of a 111-arm quiz run, ``2 m lambda`` was
@@ -99,13 +111,14 @@ takes the smallest over a geometric grid of ``s0`` (ratio ``2^(1/4)``, so within
 best ``s0`` in the grid's range). Time ``O(n^2 log n)`` for the rows plus
 ``O(m_max L n log n)`` for ``L`` grid points.
 
-The levels: ``delta_m = delta' 6 / (pi^2 m^2)`` (:func:`graded_deltas`; they sum to less
-than ``delta'``). ``log |Y_m|`` grows like ``2 m log n`` anyway, so the ``log(pi^2 m^2 / 6)``
-this costs at large ``m`` is negligible, while the single swaps (``m = 1``, the ones that
-decide most runs) keep ``delta_1 = 0.61 delta'`` instead of ``delta' / min(k, n - k)``.
+The levels: ``delta_m = delta 6 / (pi^2 m^2)`` (:func:`graded_deltas`; they sum to less
+than ``delta``). ``log |D_m|`` grows like ``m log(k (n - k) / m^2)`` anyway, so the
+``log(pi^2 m^2 / 6)`` this costs at large ``m`` is small, while the single swaps (``m = 1``,
+the ones that decide most runs) keep ``delta_1 = 0.61 delta`` instead of
+``delta / min(k, n - k)``.
 
-The ICB bound (:func:`icb_bound`) is Kuroki et al. (2020), Appendix A, Lemma 1, on
-``E(Y_arm, delta')``, for top-k. Where the pair rule's matching uses
+The ICB bound (:func:`icb_bound`) is Kuroki et al. (2020), Appendix A, Lemma 1, on the
+two-sided event over the ``n`` directions ``e_i``, for top-k. Where the pair rule's matching uses
 ``||e_j - e_i||_{A^-1}``, ICB uses ``||e_i||_{A^-1} + ||e_j||_{A^-1}`` (larger, by the triangle
 inequality; about ``sqrt(2)`` times larger for a balanced design) with a smaller union.
 
@@ -137,6 +150,7 @@ the close arm can still pay, and the pair bound is that single swap's optimistic
 
 from __future__ import annotations
 
+import itertools
 import math
 from typing import NamedTuple
 
@@ -184,7 +198,7 @@ class GradedBound(NamedTuple):
 
 
 def n_pair_directions(n: int) -> int:
-    """``|Y_pair| = n (n - 1) / 2``: the directions ``e_j - e_i`` up to sign.
+    """``n (n - 1) / 2``: all the directions ``e_j - e_i`` up to sign (the pair rule needs only ``k (n - k)``).
 
     Examples
     --------
@@ -208,7 +222,10 @@ def max_swaps(n: int, k: int) -> int:
 
 
 def n_swap_directions(n: int, m: int) -> int:
-    """``|Y_m| = C(n, m) C(n - m, m) / 2``: the directions ``e_J - e_I`` with ``|I| = |J| = m``, up to sign.
+    """``C(n, m) C(n - m, m) / 2``: all the directions ``e_J - e_I`` with ``|I| = |J| = m``, up to sign.
+
+    A bound over all of them would hold for every pair of teams; the rules of this module
+    need only the directed ones (:func:`n_directed_swaps`).
 
     See the module docstring for the count (and why it does not depend on ``k``).
 
@@ -221,6 +238,23 @@ def n_swap_directions(n: int, m: int) -> int:
     if not 1 <= m <= n // 2:
         raise ValueError(f"a swap of m={m} arms needs 1 <= m <= n // 2 = {n // 2}")
     return math.comb(n, m) * math.comb(n - m, m) // 2
+
+
+def n_directed_swaps(n: int, k: int, m: int) -> int:
+    """``|D_m| = C(k, m) C(n - k, m)``: the directions ``x_M* - x_M`` with ``|M* \\ M| = m``, one-sided.
+
+    See the module docstring (directed events): only the directions from a team to the
+    fixed optimal team ``M*`` need bounding, on one side.
+
+    Examples
+    --------
+    >>> from fullbandit.full.swap_bounds import n_directed_swaps, n_swap_directions
+    >>> n_directed_swaps(10, 3, 1), n_directed_swaps(10, 3, 3), n_swap_directions(10, 3)
+    (21, 35, 2100)
+    """
+    if not 1 <= m <= min(k, n - k):
+        raise ValueError(f"a swap of m={m} arms between {k}-subsets of {n} arms needs 1 <= m <= {min(k, n - k)}")
+    return math.comb(k, m) * math.comb(n - k, m)
 
 
 def graded_deltas(delta: float, m_max: int) -> np.ndarray:
@@ -314,7 +348,7 @@ def max_weight_matching(weights) -> tuple[float, list[tuple[int, int]]]:
 
 
 def pair_bound(theta, gram_inverse, best, radius: float) -> PairBound:
-    """The pair rule: ``max_M theta(M) - theta(M_hat) <= W`` on ``E(Y_pair)`` (proof in the module docstring).
+    """The pair rule: ``gap(M_hat) <= W`` on ``E(D_1)`` (proof in the module docstring).
 
     Parameters
     ----------
@@ -326,7 +360,7 @@ def pair_bound(theta, gram_inverse, best, radius: float) -> PairBound:
         ``M_hat``: the k arms of the largest ``theta_hat`` (the bound needs only that
         ``M_hat`` is a k-subset; it is tightest for the empirical best).
     radius : float
-        ``C_t(Y_pair, delta')``.
+        ``C_t(D_1, delta_1)``.
 
     Returns
     -------
@@ -496,7 +530,7 @@ def graded_bound(theta, gram_inverse, best, radii, *, lambda_max: float | None =
     best : sequence of int
         ``M_hat`` (a k-subset).
     radii : array_like of shape (min(k, n - k),)
-        ``C_m = C_t(Y_m, delta_m)`` for ``m = 1, 2, ...``.
+        ``C_m = C_t(D_m, delta_m)`` for ``m = 1, 2, ...``.
     lambda_max : float, optional
         ``lambda_max(P A^-1 P)`` if already known.
     rows : bool
@@ -533,7 +567,7 @@ def graded_bound(theta, gram_inverse, best, radii, *, lambda_max: float | None =
 def icb_bound(theta, gram_inverse, best, radius: float) -> float:
     """ICB for top-k: ``max_M sum_{M} w - sum_{M_hat} w``, ``w = theta_hat -/+ C sqrt((A^-1)_ii)`` in/out.
 
-    Kuroki et al. (2020), Appendix A, Lemma 1, on ``E(Y_arm, delta')``; the same value as
+    Kuroki et al. (2020), Appendix A, Lemma 1, on the event over the ``n`` arms; the same value as
     :class:`fullbandit.ICB`'s statistic at the same radius.
 
     Examples
@@ -549,3 +583,184 @@ def icb_bound(theta, gram_inverse, best, radius: float) -> float:
     weights[inside] = theta[inside] - beta[inside]
     k = inside.size
     return max(float(np.sort(weights)[::-1][:k].sum() - weights[inside].sum()), 0.0)
+
+
+#: The largest number of m-swaps per swap size that :func:`exact_swap_terms` enumerates.
+EXACT_SWAP_LIMIT = 200_000
+#: The bounds :func:`team_bound` may combine, per swap size.
+TERM_RULES = ("pair", "graded", "exact")
+
+
+class TeamBound(NamedTuple):
+    """A team's certified gap bound ``max(0, max_m min_rule term[rule][m])`` and where it is attained.
+
+    Attributes
+    ----------
+    value : float
+        The bound (``>= 0``).
+    swaps : int
+        The swap size ``m`` that attains it (0 when every term is at most 0).
+    rule : str
+        The rule whose term is the smallest at that ``m`` (``""`` when ``swaps == 0``).
+    terms : dict of str to tuple of float
+        Each rule's term for ``m = 1, ..., min(k, n - k)`` (``inf`` where a rule gives none).
+    """
+
+    value: float
+    swaps: int
+    rule: str
+    terms: dict[str, tuple[float, ...]]
+
+
+def _oriented(weights: np.ndarray) -> np.ndarray:
+    return weights if weights.shape[0] <= weights.shape[1] else weights.T
+
+
+def pair_terms(theta, gram_inverse, team, radius: float) -> np.ndarray:
+    """``P_m``: the largest total of ``g(i, j)`` over matchings of exactly ``m`` pairs, ``m = 1..min(k, n - k)``.
+
+    ``g(i, j) = theta_hat_j - theta_hat_i + C_1 ||e_j - e_i||_{A^-1}`` for ``i`` in the team and
+    ``j`` outside (unclipped). On ``E(D_1)``, if ``|M* \\ team| = m`` then ``gap(team) <= P_m``
+    (the pair rule's proof with a bijection of exactly ``m`` pairs). Each ``m`` is one
+    assignment problem: the ``s - m`` extra columns (``s`` the smaller side) of weight
+    larger than any matching take ``s - m`` rows, the other ``m`` are matched at best.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fullbandit.full.swap_bounds import pair_bound, pair_terms
+    >>> theta, Q = [1.0, 0.9, 0.85, 0.8], np.diag([0.03, 0.01, 0.01, 0.03])
+    >>> pair_terms(theta, Q, (0, 1), radius=1.5).round(4).tolist()
+    [0.2, 0.35]
+    >>> round(pair_bound(theta, Q, (0, 1), radius=1.5).value, 4)    # max(0, max_m P_m)
+    0.35
+    """
+    gains, _, _ = pair_gains(theta, gram_inverse, team, radius)
+    weights = _oriented(gains)
+    rows, columns = weights.shape
+    big = 1.0 + 2.0 * float(np.abs(weights).sum())
+    terms = np.empty(rows)
+    for m in range(1, rows + 1):
+        padded = np.hstack([weights, np.full((rows, rows - m), big)])
+        chosen_rows, chosen_columns = linear_sum_assignment(padded, maximize=True)
+        real = chosen_columns < columns
+        terms[m - 1] = float(weights[chosen_rows[real], chosen_columns[real]].sum())
+    return terms
+
+
+def exact_swap_terms(theta, gram_inverse, team, radii, limit: int = EXACT_SWAP_LIMIT) -> np.ndarray:
+    """``T_m = max_{|M \\ team| = m} theta_hat . y + C_m ||y||_{A^-1}`` (``y = x_M - x_team``) by enumeration.
+
+    Exact where the ``C(k, m) C(n - k, m)`` m-swaps number at most ``limit``; ``inf`` for the
+    other ``m`` (no bound from this rule there). On ``E(D_m)``, if ``|M* \\ team| = m`` then
+    ``gap(team) <= T_m`` (the graded rule's proof without its relaxations).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fullbandit.full.swap_bounds import exact_swap_terms
+    >>> theta, Q = np.array([1.0, 0.9, 0.85, 0.5]), np.diag([0.01, 0.01, 0.01, 0.2])
+    >>> exact_swap_terms(theta, Q, (0, 1), [1.0, 1.0]).round(4).tolist()   # -0.05 + sqrt(0.02); -0.55 + sqrt(0.23)
+    [0.0914, -0.0704]
+    >>> exact_swap_terms(theta, Q, (0, 1), [1.0, 1.0], limit=3).round(4).tolist()   # 4 single swaps > 3
+    [inf, -0.0704]
+    """
+    theta, inside, outside = _split(theta, team)
+    Q = np.asarray(gram_inverse, dtype=float)
+    radii = np.asarray(radii, dtype=float)
+    terms = np.full(radii.size, math.inf)
+    cross = Q[np.ix_(inside, outside)]
+    for index, radius in enumerate(radii.tolist()):
+        m = index + 1
+        if math.comb(inside.size, m) * math.comb(outside.size, m) > limit:
+            continue
+        removed = _subsets(inside.size, m)
+        added = _subsets(outside.size, m)
+        own_in = _within(Q[np.ix_(inside, inside)], removed)
+        own_out = _within(Q[np.ix_(outside, outside)], added)
+        between = removed @ cross @ added.T
+        variance = np.clip(own_out[None, :] + own_in[:, None] - 2.0 * between, 0.0, None)
+        gain = (added @ theta[outside])[None, :] - (removed @ theta[inside])[:, None]
+        terms[index] = float(np.max(gain + radius * np.sqrt(variance)))
+    return terms
+
+
+def _subsets(size: int, m: int) -> np.ndarray:
+    """The indicator rows of every m-subset of ``range(size)``."""
+    combos = np.array(list(itertools.combinations(range(size), m)), dtype=np.intp).reshape(-1, m)
+    rows = np.zeros((combos.shape[0], size))
+    rows[np.arange(combos.shape[0])[:, None], combos] = 1.0
+    return rows
+
+
+def _within(block: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """``r^T block r`` for every indicator row ``r``."""
+    return np.einsum("ai,ij,aj->a", rows, block, rows)
+
+
+def team_bound(theta, gram_inverse, team, radii, *, rules=TERM_RULES, lambda_max: float | None = None,
+               exact_limit: int = EXACT_SWAP_LIMIT) -> TeamBound:
+    """A certified bound on ``gap(team)``: ``max(0, max_m min over rules of the rule's m-swap term)``.
+
+    *Claim.* On the directed events ``E(D_m, delta_m)`` (module docstring), with ``C_m`` their
+    radii (``C_1`` for the pair terms), ``gap(team) <= max(0, max_m min_r term_r(m))`` for
+    every team at once.
+
+    *Proof.* Let ``m* = |M* \\ team|``. If ``m* = 0`` the gap is 0. Otherwise each rule's
+    ``m*``-th term bounds the gap on its event: the pair terms ``P_m`` (:func:`pair_terms`),
+    the graded terms (spectral and coupled row bounds of ``T_m``, :func:`graded_bound`) and
+    the exact ``T_m`` (:func:`exact_swap_terms`). So the gap is at most their minimum at
+    ``m*``, which is at most the maximum over ``m`` of the minima. QED. This is never larger
+    than the smaller of the pair rule's and the graded rule's own bounds (each a maximum over
+    ``m`` of one rule's terms), and smaller where different swap sizes favour different
+    rules (the pair terms grow like ``m C_1 w``, the graded ones like ``sqrt(m) C_m w``).
+
+    Parameters
+    ----------
+    theta, gram_inverse
+        ``theta_hat`` and ``A^-1``.
+    team : sequence of int
+        The k-subset to bound.
+    radii : array_like of shape (min(k, n - k),)
+        ``C_m`` for ``m = 1, 2, ...``.
+    rules : sequence of {"pair", "graded", "exact"}
+        The rules to combine.
+    lambda_max : float, optional
+        ``lambda_max(P A^-1 P)`` if already known (graded rule).
+    exact_limit : int
+        The exact rule's enumeration limit per swap size.
+
+    Returns
+    -------
+    TeamBound
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fullbandit.full.swap_bounds import graded_bound, pair_bound, team_bound
+    >>> theta, Q, team = np.array([1.0, 0.9, 0.5, 0.45, 0.4]), np.eye(5) * 0.01, (0, 1)
+    >>> bound = team_bound(theta, Q, team, radii=[3.0, 3.2])
+    >>> round(bound.value, 4), bound.swaps            # swap 1 for 2: -0.4 + 3 sqrt(0.02)
+    (0.0243, 1)
+    >>> bound.value <= min(pair_bound(theta, Q, team, 3.0).value, graded_bound(theta, Q, team, [3.0, 3.2]).value)
+    True
+    """
+    unknown = sorted(set(rules) - set(TERM_RULES))
+    if unknown or not rules:
+        raise ValueError(f"rules must be a non-empty subset of {TERM_RULES}, got {tuple(rules)}")
+    radii = np.asarray(radii, dtype=float)
+    terms: dict[str, np.ndarray] = {}
+    if "pair" in rules:
+        terms["pair"] = pair_terms(theta, gram_inverse, team, float(radii[0]))
+    if "graded" in rules:
+        terms["graded"] = np.asarray(graded_bound(theta, gram_inverse, team, radii, lambda_max=lambda_max).terms)
+    if "exact" in rules:
+        terms["exact"] = exact_swap_terms(theta, gram_inverse, team, radii, exact_limit)
+    names = list(terms)
+    table = np.vstack([terms[name] for name in names])
+    smallest = table.min(axis=0)
+    report = {name: tuple(float(v) for v in values) for name, values in terms.items()}
+    if not smallest.size or smallest.max() <= 0.0:
+        return TeamBound(0.0, 0, "", report)
+    m = int(np.argmax(smallest))
+    return TeamBound(float(smallest[m]), m + 1, names[int(np.argmin(table[:, m]))], report)

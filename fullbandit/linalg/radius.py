@@ -12,9 +12,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from fullbandit.linalg.stitching import time_uniform_radius
 from fullbandit.util.validation import InvalidParameterError, check_choice, check_int, check_probability, check_real
 
-CONFIDENCE_CONSTANTS = ("tight", "paper", "stitched", "bernstein")
+CONFIDENCE_CONSTANTS = ("tight", "paper", "stitched", "bernstein", "time-uniform")
 #: The options of ``confidence`` that need a bounded reward range and the sums of squared rewards.
 RANGE_CONFIDENCES = ("bernstein",)
 
@@ -110,7 +111,8 @@ def maurer_pontil_std_bound(count: int, sample_variance: float, range_width: flo
 
 def confidence_radius(t: int, delta: float, noise_scale: float, n_directions: int,
                       confidence: str = "tight", *, check: int | None = None,
-                      bernstein: BernsteinTerms | None = None) -> float:
+                      bernstein: BernsteinTerms | None = None, passes: int | None = None,
+                      one_sided: bool = False) -> float:
     """The radius ``C_t`` of a confidence bound valid for all rounds and directions at once.
 
     With probability at least ``1 - delta``, for every round ``t >= 1`` and every ``x`` in a
@@ -155,11 +157,27 @@ def confidence_radius(t: int, delta: float, noise_scale: float, n_directions: in
         :meth:`StaticDesign.bernstein_terms`; it needs ``check=`` and ``bernstein=``, and
         holds together with the variance bounds behind ``sigma_bar`` (level ``delta / 2``),
         so with probability ``1 - delta`` in all. See the proof below.
+        ``"time-uniform"``: valid at every whole pass of a repeated block at once (a design
+        whose every check falls on a whole pass of round robin over the support, with no
+        prior observations), ``R sqrt(l / 2) (sqrt(p / c) + sqrt(c / p))`` after ``p``
+        passes, ``l = log(2 |X| zeta(1.4) (k + 1)^1.4 / delta)`` for the epoch
+        ``k = floor(log2 p)`` with middle ``c``: the stitched line-crossing boundary of
+        Howard et al. (2021), proved in :mod:`fullbandit.linalg.stitching`. It needs
+        ``passes=``; no union over checks or rounds, so checking more often costs nothing.
     check : int, optional
         Index ``j >= 1`` of the stopping check, for ``confidence="stitched"`` and
         ``"bernstein"`` (required there).
     bernstein : BernsteinTerms, optional
         The data-dependent terms of ``confidence="bernstein"`` (required there).
+    passes : int, optional
+        Whole passes ``p >= 1`` of the repeated block, for ``confidence="time-uniform"``
+        (required there).
+    one_sided : bool
+        The events bound each direction on one side only (``y . (theta - theta_hat) <=
+        C ||y||``): the union counts ``|X|`` one-sided events instead of ``2 |X|``, which
+        takes ``log 2`` off the log term (``"paper"`` keeps the paper's constant). Rules
+        whose events are the directions from the true best team need only that side
+        (:mod:`fullbandit.full.swap_bounds`).
 
     Returns
     -------
@@ -258,12 +276,24 @@ def confidence_radius(t: int, delta: float, noise_scale: float, n_directions: in
     (True, 1.4871)
     >>> round(confidence_radius(1000, 0.05, 1.0, 20, "stitched", check=5), 4)  # the range bound R = B / 2 = 1
     4.561
+
+    ``"time-uniform"`` after 24 passes (epoch 4: passes 16 to 31), and one-sided:
+
+    >>> round(confidence_radius(1000, 0.05, 1.0, 20, "time-uniform", passes=24), 4)
+    4.4911
+    >>> round(confidence_radius(1000, 0.05, 1.0, 20, "stitched", check=5, one_sided=True), 4)
+    4.4064
     """
     check_int("t", t, low=1)
     check_probability("delta", delta)
     check_real("noise_scale", noise_scale, low=0.0, low_inclusive=False)
     check_int("n_directions", n_directions, low=1)
     check_choice("confidence", confidence, CONFIDENCE_CONSTANTS)
+    side_log = math.log(2.0) if one_sided else 0.0  # one-sided events: log(1 / delta_j), not log(2 / delta_j)
+    if confidence == "time-uniform":
+        if passes is None:
+            raise InvalidParameterError("confidence='time-uniform' needs passes= (whole passes p >= 1 of the block)")
+        return time_uniform_radius(passes, delta, noise_scale, n_directions if one_sided else 2 * n_directions)
     if confidence in ("stitched", "bernstein"):
         if check is None:
             raise InvalidParameterError(
@@ -276,7 +306,7 @@ def confidence_radius(t: int, delta: float, noise_scale: float, n_directions: in
         check_real("bernstein.range_width", bernstein.range_width, low=0.0, low_inclusive=False)
         check_real("bernstein.std_bound", bernstein.std_bound, low=0.0)
         check_real("bernstein.leverage", bernstein.leverage, low=0.0)
-        log_term = union_log(t, delta / 2.0, n_directions)
+        log_term = union_log(t, delta / 2.0, n_directions) - side_log
         return (bernstein.std_bound * math.sqrt(2.0 * log_term)
                 + bernstein.range_width * log_term * bernstein.leverage / 3.0)
     if confidence == "paper":
@@ -286,5 +316,5 @@ def confidence_radius(t: int, delta: float, noise_scale: float, n_directions: in
                 f"the paper's constant needs 6 t^2 |X| / (pi^2 delta) > 1; got t={t}, |X|={n_directions}, "
                 f"delta={delta}: use confidence='tight'")
         return 2.0 * math.sqrt(2.0) * noise_scale * math.sqrt(log_term)
-    log_term = union_log(t, delta, n_directions)
+    log_term = union_log(t, delta, n_directions) - side_log
     return noise_scale * math.sqrt(2.0 * log_term)

@@ -13,8 +13,9 @@ numbers, the SVD rank check of the support, the dense design matrix).
 
 What the reference shares with the package is what issue 13 did not change: the confidence
 radii, the decision classes, the densest-k-subgraph oracles, :func:`~fullbandit.full.qp.dks_weights`,
-the graded bound's coupled terms, ICB's and the triangle bound, the matching. It reads an
-algorithm through its public API only (its parameters, ``design``, ``radius``, ``shares``,
+the graded bound's coupled terms, ICB's and the triangle bound, the matching, and (since issue 27,
+which changed SwapBound's and phased's rules) the directed radii and the per-swap-size team bound.
+It reads an algorithm through its public API only (its parameters, ``design``, ``radius``, ``directed_radii``,
 ``n_pulls``; PhasedSwap's ``phase_arms``, ``accepted``, ``rejected``, ``phase_radius``,
 ``phase_level``, ``graded_radii``), never a private attribute.
 """
@@ -43,15 +44,7 @@ from fullbandit.full.qp import (
     spectral_bound,
     theorem1_bound,
 )
-from fullbandit.full.swap_bounds import (
-    graded_bound,
-    graded_deltas,
-    icb_bound,
-    max_swaps,
-    max_weight_matching,
-    n_pair_directions,
-    n_swap_directions,
-)
+from fullbandit.full.swap_bounds import max_swaps, max_weight_matching, team_bound
 from fullbandit.linalg.least_squares import LeastSquaresEstimate, SingularDesignError
 from fullbandit.util.validation import as_generator, check_int, check_k
 
@@ -261,34 +254,21 @@ def projected_lambda_max(gram_inverse) -> float:
 
 
 def swap_rule(algorithm, estimate: LeastSquaresEstimate, radius: float):
-    t, n, k = estimate.pulls, algorithm.problem.n, algorithm.problem.k
+    """SwapBound's rule since issue 27 (directed events, the per-swap-size team bound) on the reference
+    estimate and spectrum; the radii and the team bound are the package's (see the module docstring)."""
     theta, Q = estimate.theta, estimate.gram_inverse
     best = algorithm.problem.best(theta)
-    bounds: dict[str, float] = {}
-    details: dict = {}
-    for name, level in algorithm.shares().items():
-        if name == "pair":
-            c_pair = algorithm.radius(t, delta=level, n_directions=n_pair_directions(n))
-            value, matched = pair_bound(theta, Q, best, c_pair)
-            bounds["pair"] = value
-            details.update(C_pair=c_pair, matching_size=matched)
-        elif name == "graded":
-            m_max = max_swaps(n, k)
-            levels = graded_deltas(level, m_max)
-            radii = [algorithm.radius(t, delta=float(levels[m - 1]), n_directions=n_swap_directions(n, m))
-                     for m in range(1, m_max + 1)]
-            graded = graded_bound(theta, Q, best, radii, lambda_max=projected_lambda_max(Q))
-            bounds["graded"] = graded.value
-            details.update(C_graded=radii[max(graded.swaps, 1) - 1], graded_swaps=graded.swaps,
-                           lambda_max=graded.lambda_max)
-        else:
-            c_icb = algorithm.radius(t, delta=level, n_directions=n)
-            bounds["icb"] = icb_bound(theta, Q, best, c_icb)
-            details["C_icb"] = c_icb
-    used = min(bounds, key=bounds.__getitem__)
-    details.update({f"{name}_bound": value for name, value in bounds.items()})
-    details["bound_used"] = used
-    return bounds[used], best, details
+    radii = algorithm.directed_radii(estimate.pulls)
+    if not math.isfinite(radii[0]):
+        return math.inf, best, {"C_pair": radii[0], "bound_used": "none", "binding_swaps": 0,
+                                "certified_team_is_empirical_best": True}
+    rules = {"all": ("pair", "graded", "exact"), "pair": ("pair",), "graded": ("graded",)}[algorithm.rules]
+    lam = projected_lambda_max(Q) if "graded" in rules else None
+    bound = team_bound(theta, Q, best, radii, rules=rules, lambda_max=lam)
+    assert algorithm.alternatives == 0, "the reference certifies the empirical best only"
+    details = {"C_pair": radii[0], "bound_used": bound.rule or "none", "binding_swaps": bound.swaps,
+               "certified_team_is_empirical_best": True}
+    return bound.value, best, details
 
 
 RULES = {"saqm": saqm_rule, "safoa": safoa_rule, "icb": icb_rule, "exhaustive": exhaustive_rule, "swap": swap_rule}
@@ -314,9 +294,11 @@ def phased_decide(algorithm, estimate: LeastSquaresEstimate, radius: float, grad
     undecided = algorithm.phase_arms
     theta = estimate.theta[live]
     Q = estimate.gram_inverse[np.ix_(live, live)]
-    lower = theta[:, None] - theta[None, :] - radius * pair_widths(Q)
-    beats = lower > 0.0
-    np.fill_diagonal(beats, False)
+    if math.isfinite(radius):
+        beats = theta[:, None] - theta[None, :] - radius * pair_widths(Q) > 0.0
+        np.fill_diagonal(beats, False)
+    else:
+        beats = np.zeros((len(live), len(live)), dtype=bool)
     accept_local = np.flatnonzero(beats.sum(axis=1) >= len(live) - wanted) if 0 < wanted else np.array([], int)
     reject_local = np.flatnonzero(beats.sum(axis=0) >= wanted) if wanted < len(live) else np.array([], int)
     accept = [undecided[live[i]] for i in accept_local]
@@ -330,11 +312,12 @@ def phased_decide(algorithm, estimate: LeastSquaresEstimate, radius: float, grad
     order = np.argsort(-theta[keep], kind="stable")[:still]
     best_local = tuple(int(i) for i in order)
     members = [undecided[live[keep[i]]] for i in best_local]
+    if not math.isfinite(radius):
+        return accept, reject, math.inf, tuple(sorted(chosen + members)), "none"
     theta_kept, Q_kept = theta[keep], Q[np.ix_(keep, keep)]
-    pair, _ = pair_bound(theta_kept, Q_kept, best_local, radius)
-    graded = graded_bound(theta_kept, Q_kept, best_local, graded_radii[:max_swaps(len(keep), still)]).value
-    used = "pair" if pair <= graded else "graded"
-    return accept, reject, min(pair, graded), tuple(sorted(chosen + members)), used
+    bound = team_bound(theta_kept, Q_kept, best_local, graded_radii[:max_swaps(len(keep), still)],
+                       lambda_max=projected_lambda_max(Q_kept))
+    return accept, reject, bound.value, tuple(sorted(chosen + members)), bound.rule or "none"
 
 
 def live_arms(algorithm) -> tuple[np.ndarray, int]:
@@ -358,8 +341,9 @@ def phased_check(algorithm, matrix: np.ndarray | None = None, *, carried=(None, 
     except SingularDesignError:
         answer, bound = carried
         return StoppingCheck(algorithm.n_pulls, bound, float(algorithm.epsilon), answer, True, {})
-    radius = algorithm.phase_radius(t, algorithm.phase_level() / 2.0, n_pair_directions(len(algorithm.phase_arms)))
-    accept, reject, bound, answer, used = phased_decide(algorithm, estimate, radius, algorithm.graded_radii(t))
+    radii = algorithm.graded_radii(t)
+    radius = radii[0]
+    accept, reject, bound, answer, used = phased_decide(algorithm, estimate, radius, radii)
     details = {"C_pair": radius, "phase_pulls": t, "accept": accept, "reject": reject, "bound_used": used}
     return StoppingCheck(algorithm.n_pulls, bound, float(algorithm.epsilon), answer, True, details, estimate)
 
