@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from fullbandit.experiments import efficiency
 from fullbandit.experiments.claims import headline_claims, runs_per_point, suite_checks
 from fullbandit.experiments.kuroki_samples import table2_teams
 from fullbandit.experiments.provenance import describe, versions_in
@@ -117,6 +118,12 @@ def main(argv=None):
             lines += ["The paper's statements, checked on these runs:", "",
                       _markdown(suite_checks(name, frame), index=False), ""]
         lines += [_markdown(suite.summarize(frame)), ""]
+        if name == "efficiency":
+            lines += ["The best certified algorithm of each cell against the toolkit's targets (cells where it "
+                      "made an error do not count):", "", _markdown(efficiency.target_table(frame)), "",
+                      "Published peers on the cells n = 10 and 12 at delta = 0.05, run from their authors' code "
+                      "(measured for fullbandit issue 27; the same instances, noise seeds and lower bound):", "",
+                      _markdown(efficiency.PEER_RATIOS), ""]
         if name == "kuroki-table2":
             lines += ["Teams returned (first seed; worker ids as published):", "",
                       _markdown(table2_teams(frame), index=False), ""]

@@ -22,11 +22,12 @@ def test_synthetic_rows_carry_the_exact_lower_bound_and_the_ratio():
     grid = efficiency.build_synthetic_grid(1, ns=(8,))
     grid = type(grid)({"icb": grid.algorithms["icb"]}, grid.instances, seeds=1, metrics=grid.metrics)
     frame = run_grid(grid, progress=False)
-    assert len(frame) == 2 and set(frame["instance"]) == {"planted", "random"}
+    assert len(frame) == 4 and set(frame["instance"]) == {"planted", "random"}
+    assert set(frame["delta"]) == set(efficiency.SYNTHETIC_DELTAS)
     for cell, (_, row) in zip(grid.cells(), frame.iterrows(), strict=True):
         instance = grid.instances[cell.instance].make(np.random.default_rng(cell.instance_seed()), n=8)
         direct = fb.lower_bound(instance.problem, instance.environment.means, efficiency.SYNTHETIC_SIGMA,
-                                delta=efficiency.DELTA, epsilon=efficiency.SYNTHETIC_EPSILON)
+                                delta=row["delta"], epsilon=efficiency.SYNTHETIC_EPSILON)
         assert row["lower_bound"] == pytest.approx(direct.samples) and direct.exact
         assert row["efficiency"] == pytest.approx(row["pulls"] / row["lower_bound"])
     table = efficiency.summarize_synthetic(frame)
@@ -41,3 +42,15 @@ def test_quiz_summary_pairs_each_algorithm_with_icb_on_the_same_seed():
     table = efficiency.summarize_quiz(rows)
     assert table.loc[("it", "swap"), "pulls_over_icb"] == pytest.approx((0.2 + 0.5) / 2)
     assert table.loc[("it", "icb"), "pulls_over_icb"] == 1.0
+
+
+def test_targets_take_the_best_certified_algorithm_that_made_no_error():
+    rows = pd.DataFrame({"algorithm": ["swap", "phased", "saqm-heuristic-free", "swap", "phased"],
+                         "delta": 0.05, "instance": "random", "n": [8, 8, 8, 10, 10],
+                         "pulls": [300, 200, 10, 900, 800], "lower_bound": 10.0,
+                         "epsilon_optimal": [True, False, True, True, True], "stop_reason": "stopping rule"})
+    table = efficiency.target_table(rows)
+    # n = 8: phased erred and the third name is no certified algorithm, so swap's 30 counts; n = 10: phased's 80.
+    assert table.loc[(0.05, "random"), "worst best ratio"] == 80.0
+    assert table.loc[(0.05, "random"), "best per n"] == "8: 30.0 (swap), 10: 80.0 (phased)"
+    assert not table.loc[(0.05, "random"), "met"]
