@@ -603,7 +603,9 @@ class TeamBound(NamedTuple):
     rule : str
         The rule whose term is the smallest at that ``m`` (``""`` when ``swaps == 0``).
     terms : dict of str to tuple of float
-        Each rule's term for ``m = 1, ..., min(k, n - k)`` (``inf`` where a rule gives none).
+        Each rule's term for ``m = 1, ..., min(k, n - k)`` (``inf`` where a rule gives none, or,
+        for the pair terms, where another rule's term is already at most the bound, so that
+        the pair term cannot change it and is not computed).
     """
 
     value: float
@@ -637,15 +639,7 @@ def pair_terms(theta, gram_inverse, team, radius: float) -> np.ndarray:
     """
     gains, _, _ = pair_gains(theta, gram_inverse, team, radius)
     weights = _oriented(gains)
-    rows, columns = weights.shape
-    big = 1.0 + 2.0 * float(np.abs(weights).sum())
-    terms = np.empty(rows)
-    for m in range(1, rows + 1):
-        padded = np.hstack([weights, np.full((rows, rows - m), big)])
-        chosen_rows, chosen_columns = linear_sum_assignment(padded, maximize=True)
-        real = chosen_columns < columns
-        terms[m - 1] = float(weights[chosen_rows[real], chosen_columns[real]].sum())
-    return terms
+    return np.array([_matching_of_size(weights, m) for m in range(1, weights.shape[0] + 1)])
 
 
 def exact_swap_terms(theta, gram_inverse, team, radii, limit: int = EXACT_SWAP_LIMIT) -> np.ndarray:
@@ -653,7 +647,8 @@ def exact_swap_terms(theta, gram_inverse, team, radii, limit: int = EXACT_SWAP_L
 
     Exact where the ``C(k, m) C(n - k, m)`` m-swaps number at most ``limit``; ``inf`` for the
     other ``m`` (no bound from this rule there). On ``E(D_m)``, if ``|M* \\ team| = m`` then
-    ``gap(team) <= T_m`` (the graded rule's proof without its relaxations).
+    ``gap(team) <= T_m`` (the graded rule's proof without its relaxations). Time
+    ``O(limit m^2)`` per swap size.
 
     Examples
     --------
@@ -674,28 +669,58 @@ def exact_swap_terms(theta, gram_inverse, team, radii, limit: int = EXACT_SWAP_L
         m = index + 1
         if math.comb(inside.size, m) * math.comb(outside.size, m) > limit:
             continue
-        removed = _subsets(inside.size, m)
-        added = _subsets(outside.size, m)
-        own_in = _within(Q[np.ix_(inside, inside)], removed)
-        own_out = _within(Q[np.ix_(outside, outside)], added)
-        between = removed @ cross @ added.T
+        removed = _subsets(inside.size, m)  # (a, m) positions in ``inside``
+        added = _subsets(outside.size, m)  # (b, m) positions in ``outside``
+        own_in = _block_sums(Q[np.ix_(inside, inside)], removed)
+        own_out = _block_sums(Q[np.ix_(outside, outside)], added)
+        between = cross[removed].sum(axis=1)[:, added].sum(axis=2)  # (a, b): sum of Q over I x J
         variance = np.clip(own_out[None, :] + own_in[:, None] - 2.0 * between, 0.0, None)
-        gain = (added @ theta[outside])[None, :] - (removed @ theta[inside])[:, None]
+        gain = theta[outside][added].sum(axis=1)[None, :] - theta[inside][removed].sum(axis=1)[:, None]
         terms[index] = float(np.max(gain + radius * np.sqrt(variance)))
     return terms
 
 
 def _subsets(size: int, m: int) -> np.ndarray:
-    """The indicator rows of every m-subset of ``range(size)``."""
-    combos = np.array(list(itertools.combinations(range(size), m)), dtype=np.intp).reshape(-1, m)
-    rows = np.zeros((combos.shape[0], size))
-    rows[np.arange(combos.shape[0])[:, None], combos] = 1.0
-    return rows
+    """Every m-subset of ``range(size)``, one row each."""
+    return np.array(list(itertools.combinations(range(size), m)), dtype=np.intp).reshape(-1, m)
 
 
-def _within(block: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """``r^T block r`` for every indicator row ``r``."""
-    return np.einsum("ai,ij,aj->a", rows, block, rows)
+def _block_sums(block: np.ndarray, subsets: np.ndarray) -> np.ndarray:
+    """``sum_{p, q in S} block[p, q]`` for every row ``S`` of ``subsets``."""
+    return block[subsets[:, :, None], subsets[:, None, :]].sum(axis=(1, 2))
+
+
+def _needed_pair_terms(theta, gram_inverse, team, radius: float, sizes: int, others) -> np.ndarray:
+    """The pair terms ``P_m`` where they can decide ``max_m min_r term_r(m)``, ``inf`` elsewhere.
+
+    Each ``P_m`` is an assignment problem; with ``c_m`` the smallest of the other rules' terms,
+    ``min(P_m, c_m) <= c_m``, so once the running maximum reaches ``c_m`` the size ``m`` cannot
+    raise it. Taking the sizes in decreasing order of ``c_m`` usually needs one or two of them.
+    """
+    cheap = np.min(np.vstack([np.full(sizes, math.inf), *others]), axis=0)
+    if not np.isfinite(cheap).any():  # the pair terms alone: every size is needed
+        return pair_terms(theta, gram_inverse, team, radius)
+    gains, _, _ = pair_gains(theta, gram_inverse, team, radius)
+    weights = _oriented(gains)
+    pair = np.full(sizes, math.inf)
+    best = 0.0
+    for index in np.argsort(-cheap, kind="stable").tolist():
+        if cheap[index] <= best:
+            break
+        pair[index] = _matching_of_size(weights, index + 1)
+        best = max(best, min(pair[index], cheap[index]))
+    return pair
+
+
+def _matching_of_size(weights: np.ndarray, m: int) -> float:
+    """The largest total weight of a matching of exactly ``m`` edges (``weights`` with at most as many rows as
+    columns): ``s - m`` extra columns heavier than any matching take ``s - m`` rows."""
+    rows, columns = weights.shape
+    big = 1.0 + 2.0 * float(np.abs(weights).sum())
+    padded = np.hstack([weights, np.full((rows, rows - m), big)])
+    chosen_rows, chosen_columns = linear_sum_assignment(padded, maximize=True)
+    real = chosen_columns < columns
+    return float(weights[chosen_rows[real], chosen_columns[real]].sum())
 
 
 def team_bound(theta, gram_inverse, team, radii, *, rules=TERM_RULES, lambda_max: float | None = None,
@@ -750,12 +775,12 @@ def team_bound(theta, gram_inverse, team, radii, *, rules=TERM_RULES, lambda_max
         raise ValueError(f"rules must be a non-empty subset of {TERM_RULES}, got {tuple(rules)}")
     radii = np.asarray(radii, dtype=float)
     terms: dict[str, np.ndarray] = {}
-    if "pair" in rules:
-        terms["pair"] = pair_terms(theta, gram_inverse, team, float(radii[0]))
     if "graded" in rules:
         terms["graded"] = np.asarray(graded_bound(theta, gram_inverse, team, radii, lambda_max=lambda_max).terms)
     if "exact" in rules:
         terms["exact"] = exact_swap_terms(theta, gram_inverse, team, radii, exact_limit)
+    if "pair" in rules:
+        terms["pair"] = _needed_pair_terms(theta, gram_inverse, team, float(radii[0]), radii.size, terms.values())
     names = list(terms)
     table = np.vstack([terms[name] for name in names])
     smallest = table.min(axis=0)
