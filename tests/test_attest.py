@@ -115,3 +115,16 @@ def test_the_run_count_of_a_suite_whose_algorithms_run_different_batches_is_the_
     assert record["runs"] == 100
     assert _runs(get_suite("zhou-fig1"), committed, record) == 100
     assert _runs(get_suite("zhou-fig1"), committed, {}) != 100  # the rows alone mislead: why the record comes first
+
+
+def test_real_numbers_may_differ_in_their_last_bits_and_nothing_else_may():
+    from fullbandit.experiments.attest import FLOAT_TOLERANCE, _differences
+
+    committed = pd.DataFrame({"key": ["a", "b", "c"], "pulls": [1151, 10, 7], "regret": [0.0758556712996108, 0.5, 0.0],
+                              "answer": ["(0, 1)", "(1, 2)", "(0, 2)"], "wall_time": [1.0, 2.0, 3.0]})
+    last_bits = committed.assign(regret=[0.0758556712996109, 0.5 * (1 + FLOAT_TOLERANCE / 2), 1e-15],
+                                 wall_time=[9.0, 9.0, 9.0])
+    assert _differences(committed, last_bits, {"a", "b", "c"}) == []
+    for column, values in (("pulls", [1270, 10, 7]), ("regret", [0.0758, 0.5, 0.0]), ("answer", ["(0, 2)"] * 3)):
+        changed = committed.assign(**{column: values})
+        assert _differences(committed, changed, {"a", "b", "c"})[0].startswith(f"a: {column} ")

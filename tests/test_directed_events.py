@@ -47,6 +47,16 @@ def _gram_inverse(rng, n: int, k: int) -> np.ndarray:
             return np.linalg.inv(A)
 
 
+def _random_case(rng, max_n: int, *, empirical_best: bool = False):
+    """``(n, k, theta_hat, A^-1, team)``: a random size, estimate, design and team (the empirical best if asked)."""
+    n = int(rng.integers(2, max_n + 1))
+    k = int(rng.integers(1, n))
+    theta, Q = rng.normal(size=n), _gram_inverse(rng, n, k)
+    team = fb.TopK(n, k).best(theta) if empirical_best else \
+        tuple(sorted(int(i) for i in rng.choice(n, size=k, replace=False)))
+    return n, k, theta, Q, team
+
+
 @pytest.mark.parametrize("n", range(2, 9))
 def test_directed_counts_match_enumeration(n):
     for k in range(1, n):
@@ -61,11 +71,7 @@ def test_directed_counts_match_enumeration(n):
 def test_pair_terms_are_the_best_matchings_of_each_size():
     rng = np.random.default_rng(11)
     for _ in range(150):
-        n = int(rng.integers(2, 8))
-        k = int(rng.integers(1, n))
-        theta = rng.normal(size=n)
-        Q = _gram_inverse(rng, n, k)
-        team = tuple(sorted(int(i) for i in rng.choice(n, size=k, replace=False)))
+        _, _, theta, Q, team = _random_case(rng, 7)
         radius = rng.uniform(0.0, 3.0)
         gains, _, _ = pair_gains(theta, Q, team, radius)
         rows, cols = gains.shape
@@ -81,10 +87,7 @@ def test_pair_terms_are_the_best_matchings_of_each_size():
 def test_exact_terms_are_the_maximum_over_the_swaps_of_each_size():
     rng = np.random.default_rng(12)
     for _ in range(150):
-        n = int(rng.integers(2, 9))
-        k = int(rng.integers(1, n))
-        theta, Q = rng.normal(size=n), _gram_inverse(rng, n, k)
-        team = tuple(sorted(int(i) for i in rng.choice(n, size=k, replace=False)))
+        n, k, theta, Q, team = _random_case(rng, 8)
         radii = rng.uniform(0.0, 3.0, max_swaps(n, k))
         base = _indicator(n, team)
         brute = np.full(radii.size, -np.inf)
@@ -159,10 +162,7 @@ def test_negative_control_halved_radii_do_not_cover():
 def test_the_combination_is_never_above_either_rule():
     rng = np.random.default_rng(14)
     for _ in range(200):
-        n = int(rng.integers(2, 10))
-        k = int(rng.integers(1, n))
-        theta, Q = rng.normal(size=n), _gram_inverse(rng, n, k)
-        team = fb.TopK(n, k).best(theta)
+        n, k, theta, Q, team = _random_case(rng, 9, empirical_best=True)
         radii = np.sort(rng.uniform(0.0, 3.0, max_swaps(n, k)))
         combined = team_bound(theta, Q, team, radii).value
         pair = pair_bound(theta, Q, team, float(radii[0])).value

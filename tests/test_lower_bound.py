@@ -347,7 +347,7 @@ def test_a_sparsified_singular_design_is_not_reported_as_an_upper_bound():
 
 #: Random-mean instances (n = 10 or 12, k = 3, sigma = 0.5, epsilon = 0) on which HiGHS's dual simplex ended a
 #: cutting-plane program with an unknown model status (HiGHS 1.x, "Status 15"): the value must still come back.
-HARD_PROGRAMS = [(1, 12), (3, 10), (6, 10), (8, 10)]
+HARD_PROGRAMS = [(3, 10), *(pytest.param(seed, n, marks=pytest.mark.slow) for seed, n in [(1, 12), (6, 10), (8, 10)])]
 
 
 @pytest.mark.parametrize("seed, n", HARD_PROGRAMS)

@@ -6,7 +6,10 @@ algorithm the suite never runs, a faster loop with the same arithmetic) leave ev
 it was. :func:`attest` reruns, with today's code, the *first replicate of every grid point*
 (the first seed; for a suite that runs its seeds in batches, the first batch) and compares
 the rows with the committed ones. If every compared row is equal, column for column except
-:data:`VARYING_COLUMNS` (the run's wall time and its provenance), the record is brought up
+:data:`VARYING_COLUMNS` (the run's wall time and its provenance), real numbers up to a relative
+:data:`FLOAT_TOLERANCE` (the same numpy and OpenBLAS choose different kernels on different
+processors, so a statistic may differ in its last bits; counts, answers and every other value
+must be equal), the record is brought up
 to today's modules and the attestation is appended to its ``"attestations"`` list. Any
 difference refuses the attestation, naming the first rows and columns that differ: the
 suite must then be rerun.
@@ -24,6 +27,7 @@ the attestation records the code that reproduced their first replicate.
 from __future__ import annotations
 
 import csv
+import math
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -38,12 +42,15 @@ from fullbandit.experiments.store import read_results
 from fullbandit.experiments.suite import Suite
 from fullbandit.util.validation import InvalidParameterError
 
-__all__ = ["REPLICATE_PARAMETERS", "VARYING_COLUMNS", "Attestation", "AttestationRefused", "attest"]
+__all__ = ["FLOAT_TOLERANCE", "REPLICATE_PARAMETERS", "VARYING_COLUMNS", "Attestation", "AttestationRefused", "attest"]
 
 #: Columns that differ between two runs of the same code: not compared.
 VARYING_COLUMNS = ("wall_time", *PROVENANCE_COLUMNS)
 #: Instance parameters that number replicates of one grid point (a batch of runs), like seeds.
 REPLICATE_PARAMETERS = ("split",)
+#: Relative tolerance on real-valued cells (last-bit differences between processors), with an absolute floor
+#: of ``FLOAT_TOLERANCE * 1e-3`` for values near zero.
+FLOAT_TOLERANCE = 1e-9
 #: How many differing rows a refusal names.
 _SHOWN = 3
 
@@ -192,9 +199,16 @@ def _differences(committed: pd.DataFrame, rerun: pd.DataFrame, keys: set[str]) -
 
 
 def _same(old, new) -> bool:
-    """Equal values as read back from a results file (two missing values are equal)."""
-    if isinstance(old, float) and isinstance(new, float) and old != old and new != new:  # both nan
-        return True
+    """Equal values as read back from a results file (two missing values are equal; real numbers up to
+    :data:`FLOAT_TOLERANCE`).
+
+    >>> _same(0.0758556712996108, 0.0758556712996109), _same(0.07585, 0.07586), _same(1151, 1270)
+    (True, False, False)
+    """
+    if isinstance(old, float) and isinstance(new, float):
+        if old != old or new != new:  # nan: equal only to nan
+            return old != old and new != new
+        return math.isclose(old, new, rel_tol=FLOAT_TOLERANCE, abs_tol=FLOAT_TOLERANCE * 1e-3)
     try:
         return bool(old == new)
     except (TypeError, ValueError):  # containers that compare elementwise
