@@ -92,3 +92,25 @@ def test_no_certificate_between_whole_passes(name):
                     progress=False)
     assert result.pulls == support + 1 and result.stop_reason == "budget exhausted"
     assert result.gap_bound == math.inf and not result.certified
+
+
+def test_a_session_between_whole_passes_reports_its_last_certified_check(tmp_path):
+    from fullbandit.sessions import Session
+
+    workers = [f"w{i}" for i in range(6)]
+    session = Session.start(tmp_path / "s.db", algorithm="swap", workers=workers, k=2, epsilon=0.05,
+                            noise_scale=1.0, seed=3)
+    crowd = fb.GaussianSum([1.0, 0.98, 0.97, 0.96, 0.95, 0.0], sigma=1.0, seed=1)
+    between = []  # statuses taken between two whole passes, after the first check
+    for _ in range(200):
+        for pull in session.next(count=1):
+            session.record(pull.id, float(crowd.pull(pull.arms, count=pull.count)))
+        status = session.status()
+        if status["bound_pulls"] < status["pulls"]:
+            between.append(status)
+    assert len(between) > 100 and not between[-1]["done"]
+    pass_size = min(status["bound_pulls"] for status in between)  # the first check: one whole pass
+    for status in between:
+        assert isinstance(status["gap_bound"], float) and status["best_team"] is not None
+        assert status["bound_pulls"] % pass_size == 0  # a certified check, at a whole pass
+    session.close()

@@ -86,7 +86,7 @@ def _characteristic_time(means: tuple[float, ...], k: int, sigma: float, epsilon
 
 
 def _lower_bound_samples(means: tuple[float, ...], k: int, sigma: float, epsilon: float, delta: float) -> float:
-    """``T* log(1/(2.4 delta))`` (as :attr:`fullbandit.analysis.sample_complexity.LowerBound.samples`)."""
+    """``T* log(1/(2.4 delta))``, as the ``samples`` of :func:`fullbandit.lower_bound`."""
     return max(0.0, _characteristic_time(means, k, sigma, epsilon) * math.log(1.0 / (2.4 * delta)))
 
 

@@ -271,6 +271,8 @@ STATUS = {"type": "object", "required": ["store", "algorithm", "pulls", "outstan
               "best_team": {"type": ["array", "null"], "items": _ID},
               "best_workers": {"type": ["array", "null"], "items": {"type": "string"}},
               "gap_bound": {"type": ["number", "string", "null"], "description": "a number, \"inf\", or null"},
+              "bound_pulls": {"type": "integer", "minimum": 0,
+                              "description": "the recorded pulls the gap bound and best team were computed from"},
               "epsilon": {"type": ["number", "null"]}, "rule_fired": {"type": "boolean"},
               "done": {"type": "boolean"}, "stop_reason": {"type": "string"},
               "pulls_needed": {"type": ["integer", "null"], "description": "a rough estimate"},

@@ -545,10 +545,21 @@ class Session:
         fired, ``None`` while no finite gap bound is known, once stopped otherwise, and for a
         fixed-budget algorithm, whose ``budget_left`` (budget minus pulls) says when it ends
         (``None`` for the others).
+
+        ``gap_bound`` and ``best_team`` are those of the data recorded so far where the rule
+        can bound them there; where it cannot (a time-uniform bound between two whole passes
+        of the design) they are those of the last stopping check, which remain certified for
+        the data it read, and ``bound_pulls`` says after how many recorded pulls they were
+        computed (``pulls`` otherwise).
         """
         result = algorithm.result()
         workers = self.created["workers"]
-        answer = None if result.answer is None else list(result.answer)
+        answer, gap_bound, bound_pulls = result.answer, result.gap_bound, algorithm.n_pulls
+        last = algorithm.last_check
+        if gap_bound is not None and not math.isfinite(gap_bound) and last is not None \
+                and math.isfinite(last.gap_bound) and last.answer is not None:
+            answer, gap_bound, bound_pulls = last.answer, last.gap_bound, int(last.pulls)
+        answer = None if answer is None else list(answer)
         pending = algorithm.pending
         fired = algorithm.stop_reason == STOPPING_RULE
         fixed_budget = algorithm.setting == "fixed-budget"
@@ -557,11 +568,11 @@ class Session:
                 "waiting": list(algorithm.held), "abandoned": algorithm.journal.codes.count(ABANDON),
                 "best_team": answer,
                 "best_workers": None if answer is None else [workers[i] for i in answer],
-                "gap_bound": result.gap_bound if result.gap_bound is None or math.isfinite(result.gap_bound)
-                else str(result.gap_bound),
+                "gap_bound": gap_bound if gap_bound is None or math.isfinite(gap_bound) else str(gap_bound),
+                "bound_pulls": bound_pulls,
                 "epsilon": result.epsilon, "rule_fired": fired,
                 "pulls_needed": None if fixed_budget else pulls_needed(
-                    algorithm.n_pulls, result.gap_bound, result.epsilon, fired=fired, done=algorithm.done),
+                    bound_pulls, gap_bound, result.epsilon, fired=fired, done=algorithm.done),
                 "budget_left": max(algorithm.budget - algorithm.n_pulls, 0) if fixed_budget else None,
                 "done": algorithm.done, "stop_reason": str(algorithm.stop_reason),
                 "prior_observations": 0 if algorithm.prior is None else algorithm.prior.n_observations}
