@@ -554,12 +554,12 @@ class Session:
         """
         result = algorithm.result()
         workers = self.created["workers"]
-        answer, gap_bound, bound_pulls = result.answer, result.gap_bound, algorithm.n_pulls
+        team, gap_bound, bound_pulls = result.answer, result.gap_bound, algorithm.n_pulls
         last = algorithm.last_check
         if gap_bound is not None and not math.isfinite(gap_bound) and last is not None \
                 and math.isfinite(last.gap_bound) and last.answer is not None:
-            answer, gap_bound, bound_pulls = last.answer, last.gap_bound, int(last.pulls)
-        answer = None if answer is None else list(answer)
+            team, gap_bound, bound_pulls = last.answer, last.gap_bound, int(last.pulls)
+        answer = None if team is None else list(team)
         pending = algorithm.pending
         fired = algorithm.stop_reason == STOPPING_RULE
         fixed_budget = algorithm.setting == "fixed-budget"
