@@ -373,7 +373,7 @@ _SCRIPT = """
 
 #: The status fields the page shows by name (each in the elements marked ``data-field="name"``).
 FIELDS = ("algorithm", "pulls", "outstanding", "abandoned", "pulls_needed", "budget_left", "gap_bound", "epsilon",
-          "prior_observations")
+          "bound_pulls", "prior_observations")
 
 
 def status_page(status: dict, points: list[tuple[int, float, float]] | None, title: str, *,
@@ -406,7 +406,8 @@ def status_page(status: dict, points: list[tuple[int, float, float]] | None, tit
         card("Abandoned", "abandoned", "given back; their teams are handed out again"),
         card("Budget left", "budget_left", "fixed-budget: the run ends when it is spent") if fixed_budget else
         card("Pulls still needed", "pulls_needed", "an estimate: the gap bound taken to shrink like 1/&radic;pulls"),
-        card("Gap bound", "gap_bound", f"against &epsilon; = {field('epsilon')}: the campaign stops at or below it"),
+        card("Gap bound", "gap_bound", f"against &epsilon; = {field('epsilon')}: the campaign stops at or below it; "
+             f"from the first {field('bound_pulls')} recorded pulls (the last stopping check)"),
     ])
     state = "stopped: " + str(status.get("stop_reason")) if done else "running"
     plot = plot_svg(points) if points is not None else (
