@@ -43,7 +43,10 @@ def test_the_committed_results_of_each_suite_are_those_of_today_s_code(name):
     assert (RESULTS / f"{name}.csv").exists(), f"{name}: no results; {rerun}"
     assert record_path.exists(), f"{name}: its results carry no code record (written before records were); {rerun}"
     record = json.loads(record_path.read_text())
-    groups = versions_in(read_results(RESULTS / f"{name}.csv"))
+    runs = read_results(RESULTS / f"{name}.csv")
+    duplicated = int(runs["key"].duplicated().sum())
+    assert not duplicated, f"{name}: {duplicated} runs are stored twice (two writers at once?); {rerun}"
+    groups = versions_in(runs)
     assert len(groups) == 1 and groups[0].version.columns() == record["runs_of"], (
         f"{name}: its runs come from {len(groups)} code version(s), not all from the one its code record names; "
         f"{rerun}")
