@@ -211,12 +211,11 @@ def _subprocess_json(arguments: list[str], tree: Path) -> dict:
 
 def baseline_pulls(commit: str, sizes: list[int], seed: int, pulls: int) -> dict[int, float]:
     """Seconds per single pull of the package at ``commit`` (extracted into a temporary folder)."""
+    from package_at import extract_package
+
     with tempfile.TemporaryDirectory() as folder:
-        archive = subprocess.run(["git", "archive", commit, "fullbandit"], cwd=ROOT, check=True,
-                                 capture_output=True).stdout
-        subprocess.run(["tar", "-x", "-C", folder], input=archive, check=True)
         found = _subprocess_json(["--pull-probe", *map(str, sizes), "--seed", str(seed), "--pulls", str(pulls)],
-                                 Path(folder))
+                                 extract_package(commit, Path(folder)))
     return {int(n): seconds for n, seconds in found.items()}
 
 

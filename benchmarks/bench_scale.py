@@ -54,13 +54,6 @@ def _run(python_path: Path, name: str, n: int, k: int, timeout: float) -> dict:
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _baseline_tree(reference: str, folder: Path) -> Path:
-    archive = subprocess.run(["git", "-C", str(ROOT), "archive", reference, "fullbandit"], capture_output=True,
-                             check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
-    return folder
-
-
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", nargs="+", default=["100:5", "300:15", "1000:50"], help="n:k pairs")
@@ -70,13 +63,14 @@ def main(argv=None) -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results")
     args = parser.parse_args(argv)
     import pandas as pd
+    from package_at import extract_package
 
     sizes = [tuple(int(part) for part in size.split(":")) for size in args.sizes]
     rows = []
     with tempfile.TemporaryDirectory() as folder:
         trees = {"this tree": ROOT}
         if args.baseline:
-            trees[args.baseline] = _baseline_tree(args.baseline, Path(folder))
+            trees[args.baseline] = extract_package(args.baseline, Path(folder))
         for n, k in sizes:
             for name in args.algorithms:
                 for label, tree in trees.items():
