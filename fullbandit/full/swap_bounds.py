@@ -589,6 +589,7 @@ def icb_bound(theta, gram_inverse, best, radius: float) -> float:
 EXACT_SWAP_LIMIT = 200_000
 #: The bounds :func:`team_bound` may combine, per swap size.
 TERM_RULES = ("pair", "graded", "exact")
+LABEL_TOLERANCE = 1e-9  # relative: terms this close are one value computed in two orders
 
 
 class TeamBound(NamedTuple):
@@ -601,7 +602,9 @@ class TeamBound(NamedTuple):
     swaps : int
         The swap size ``m`` that attains it (0 when every term is at most 0).
     rule : str
-        The rule whose term is the smallest at that ``m`` (``""`` when ``swaps == 0``).
+        The rule whose term is the smallest at that ``m`` (``""`` when ``swaps == 0``). Where terms
+        tie to rounding (``LABEL_TOLERANCE``), the smallest ``m`` and the first rule of
+        ``TERM_RULES`` are named.
     terms : dict of str to tuple of float
         Each rule's term for ``m = 1, ..., min(k, n - k)`` (``inf`` where a rule gives none, or,
         for the pair terms, where another rule's term is already at most the bound, so that
@@ -781,11 +784,21 @@ def team_bound(theta, gram_inverse, team, radii, *, rules=TERM_RULES, lambda_max
         terms["exact"] = exact_swap_terms(theta, gram_inverse, team, radii, exact_limit)
     if "pair" in rules:
         terms["pair"] = _needed_pair_terms(theta, gram_inverse, team, float(radii[0]), radii.size, terms.values())
-    names = list(terms)
+    names = [name for name in TERM_RULES if name in terms]
     table = np.vstack([terms[name] for name in names])
     smallest = table.min(axis=0)
-    report = {name: tuple(float(v) for v in values) for name, values in terms.items()}
+    report = {name: tuple(float(v) for v in terms[name]) for name in names}
     if not smallest.size or smallest.max() <= 0.0:
         return TeamBound(0.0, 0, "", report)
-    m = int(np.argmax(smallest))
-    return TeamBound(float(smallest[m]), m + 1, names[int(np.argmin(table[:, m]))], report)
+    # Rules and swap sizes often tie exactly in exact arithmetic (at m = 1 the graded row bound
+    # is the exact maximum when one swap attains it): name the first within rounding of the
+    # extreme, so that the label does not depend on the order of a sum.
+    value = float(smallest.max())
+    m = int(np.flatnonzero(smallest >= value - _rounding(value))[0])
+    rule = names[int(np.flatnonzero(table[:, m] <= smallest[m] + _rounding(smallest[m]))[0])]
+    return TeamBound(value, m + 1, rule, report)
+
+
+def _rounding(value: float) -> float:
+    """How far two computations of ``value`` may differ by the order of their sums alone."""
+    return LABEL_TOLERANCE * max(1.0, abs(value))
