@@ -10,7 +10,8 @@ and epsilon-good. Writes ``OUT/scale.csv`` and ``OUT/scale.png``.
 
 BLAS is pinned to one thread. Usage:
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_scale.py
-        [--sizes 100:5 300:15 1000:50] [--algorithms swap phased] [--baseline 38684b4] [--out benchmarks/results]
+        [--sizes 100:5 300:15 1000:50 2000:100 10000:100:swap] [--algorithms swap phased]
+        [--baseline 8a2ddbd] [--baseline-max-n 2000] [--budget 100000000] [--out benchmarks/results]
 """
 
 from __future__ import annotations
@@ -30,12 +31,12 @@ import json, resource, sys, time
 import numpy as np
 import fullbandit as fb
 from fullbandit.core import registry
-name, n, k = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+name, n, k, budget = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 accuracies = np.random.default_rng(0).beta(4.0, 2.0, n)
 environment = fb.BernoulliTeam(accuracies, seed=1)
 started = time.perf_counter()
-result = fb.run(registry.build(name, fb.TopK(n, k), epsilon=0.05 * k, delta=0.05, seed=2), environment,
-                progress=False)
+result = fb.run(registry.build(name, fb.TopK(n, k), epsilon=0.05 * k, delta=0.05, seed=2, budget=budget),
+                environment, progress=False)
 print(json.dumps({"algorithm": name, "n": n, "k": k, "pulls": int(result.pulls), "checks": int(result.checks),
                   "seconds": time.perf_counter() - started, "certified": bool(result.certified),
                   "epsilon_optimal": bool(result.epsilon_optimal),
@@ -43,11 +44,11 @@ print(json.dumps({"algorithm": name, "n": n, "k": k, "pulls": int(result.pulls),
 """
 
 
-def _run(python_path: Path, name: str, n: int, k: int, timeout: float) -> dict:
+def _run(python_path: Path, name: str, n: int, k: int, budget: int, timeout: float) -> dict:
     environment = {**os.environ, "PYTHONPATH": str(python_path), "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
     try:
         # Run from the tree itself: ``python -c`` puts the working folder first on the path.
-        done = subprocess.run([sys.executable, "-c", CHILD, name, str(n), str(k)], capture_output=True, text=True,
+        done = subprocess.run([sys.executable, "-c", CHILD, name, str(n), str(k), str(budget)], capture_output=True, text=True,
                               env=environment, timeout=timeout, check=True, cwd=python_path)
     except subprocess.TimeoutExpired:
         return {"algorithm": name, "n": n, "k": k, "seconds": float("inf"), "timed_out": True}
@@ -56,25 +57,33 @@ def _run(python_path: Path, name: str, n: int, k: int, timeout: float) -> dict:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--sizes", nargs="+", default=["100:5", "300:15", "1000:50"], help="n:k pairs")
+    parser.add_argument("--sizes", nargs="+", default=["100:5", "300:15", "1000:50", "2000:100", "10000:100:swap"],
+                        help="n:k, or n:k:algorithm,... to run only those algorithms at that size")
     parser.add_argument("--algorithms", nargs="+", default=["swap", "phased"])
     parser.add_argument("--baseline", help="git reference to compare with (e.g. v0.1.0)")
+    parser.add_argument("--baseline-max-n", type=int, default=2000, help="largest n the baseline runs")
+    parser.add_argument("--budget", type=int, default=10**8, help="pulls allowed per run")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per run")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results")
     args = parser.parse_args(argv)
     import pandas as pd
     from package_at import extract_package
 
-    sizes = [tuple(int(part) for part in size.split(":")) for size in args.sizes]
+    sizes = []
+    for size in args.sizes:
+        n, k, *only = size.split(":")
+        sizes.append((int(n), int(k), only[0].split(",") if only else args.algorithms))
     rows = []
     with tempfile.TemporaryDirectory() as folder:
         trees = {"this tree": ROOT}
         if args.baseline:
             trees[args.baseline] = extract_package(args.baseline, Path(folder))
-        for n, k in sizes:
-            for name in args.algorithms:
+        for n, k, names in sizes:
+            for name in names:
                 for label, tree in trees.items():
-                    row = {"code": label, **_run(tree, name, n, k, args.timeout)}
+                    if label != "this tree" and n > args.baseline_max_n:
+                        continue
+                    row = {"code": label, **_run(tree, name, n, k, args.budget, args.timeout)}
                     print(row, flush=True)
                     rows.append(row)
     frame = pd.DataFrame(rows)
@@ -98,7 +107,7 @@ def _plot(frame, path: Path) -> None:
     for ax, title in zip(axes, ("wall time (s)", "pulls", "peak resident set (MB)"), strict=True):
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.set_xlabel("n (k = n / 20)")
+        ax.set_xlabel("n (k = n / 20, at most 100)")
         ax.set_title(title)
         ax.legend(fontsize=8)
     figure.suptitle("Bernoulli workers, Beta(4, 2) accuracies, epsilon = 0.05 k, delta = 0.05; one thread")

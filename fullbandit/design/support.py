@@ -16,6 +16,8 @@ from fullbandit.design.conditioning import (
     optimal_swap_variance,
     swap_variance,
 )
+from fullbandit.linalg.circulant import CirculantInverse
+from fullbandit.linalg.spectrum import SingularMatrixError
 from fullbandit.util.validation import InvalidParameterError, as_generator, check_choice, check_int, check_k
 
 SUPPORT_KINDS = ("auto", "swap-optimal", "cyclic", "random")
@@ -23,6 +25,7 @@ RANDOM_SUPPORT_FACTOR = 4  # default random support size, in multiples of n (see
 AUTO_CONDITION_FACTOR = 3.0  # support="auto" stays within this factor of the best condition number
 SWAP_OPTIMAL_FACTOR = 1.1  # support="swap-optimal" stays within this factor of the best swap variance
 SUPPORT_ENTRY_CAP = 1 << 22  # largest support size times n that "swap-optimal" grows to (32 MB of indicators)
+CYCLIC_ENTRY_CAP = 1 << 25  # largest support size times k of "swap-optimal"'s cyclic blocks (64 MB of indices)
 
 
 def cyclic_windows(n: int, k: int) -> list[tuple[int, ...]]:
@@ -349,6 +352,8 @@ def _swap_optimal_support(n: int, k: int, seed) -> list[tuple[int, ...]]:
     k = check_k(k, n)
     target = SWAP_OPTIMAL_FACTOR * optimal_swap_variance(n, k)
     rng = as_generator(seed)
+    if 2 * RANDOM_SUPPORT_FACTOR * n * n > SUPPORT_ENTRY_CAP and math.comb(n, k) > 2 * RANDOM_SUPPORT_FACTOR * n:
+        return _swap_optimal_blocks(n, k, rng, target)
     largest = min(math.comb(n, k), max(n, SUPPORT_ENTRY_CAP // n))
     size = min(2 * RANDOM_SUPPORT_FACTOR * n, largest)
     while True:
@@ -356,3 +361,118 @@ def _swap_optimal_support(n: int, k: int, seed) -> list[tuple[int, ...]]:
         if size == largest or swap_variance(n, support) <= target:
             return support
         size = min(2 * size, largest)
+
+
+def _swap_optimal_blocks(n: int, k: int, rng: np.random.Generator, target: float) -> list[tuple[int, ...]]:
+    """``"swap-optimal"`` where ``8 n`` random members would pass ``SUPPORT_ENTRY_CAP``: cyclic blocks.
+
+    1, 2, 4, ... base blocks (:func:`cyclic_block_support`, one stream of draws) until the
+    uniform design's largest swap variance is within ``target`` or the next doubling would
+    pass ``CYCLIC_ENTRY_CAP`` indices. Each variance is the closed form of the circulant Gram
+    matrix (:class:`fullbandit.linalg.circulant.CirculantInverse`): ``O(n log n)``.
+    """
+    blocks: list[np.ndarray] = []
+    count = 1
+    while True:
+        blocks += [_base_block(n, k, rng, blocks) for _ in range(count - len(blocks))]
+        row = _block_row(n, blocks)
+        try:
+            variance = len(blocks) * n * float(CirculantInverse(row).swap_variances().max())
+        except SingularMatrixError:
+            variance = math.inf
+        if variance <= target or 2 * count * n * k > CYCLIC_ENTRY_CAP:
+            if math.isinf(variance):
+                raise InvalidParameterError(f"no spanning cyclic blocks for n={n}, k={k}: use support='random'")
+            return _orbits(n, blocks)
+        count *= 2
+
+
+def cyclic_block_support(n: int, k: int, blocks: int, seed=None) -> list[tuple[int, ...]]:
+    """The ``n`` cyclic shifts ``{b + s mod n : b in B}`` of each of ``blocks`` random base blocks ``B``.
+
+    The support is closed under the shift of the arms, so its Gram matrix is circulant
+    (:mod:`fullbandit.linalg.circulant`): a check inverts it in ``O(n log n)``. With
+    ``F_B(f) = sum_{b in B} exp(-2 pi i f b / n)``, its eigenvalues are
+    ``sum_B |F_B(f)|^2``; for random blocks each ``|F_B(f)|^2`` (``f != 0``) is about ``k``
+    times an exponential variable, so a swap variance, an average of ``1 / lambda_f``, is
+    about ``r / (r - 1)`` times the optimum with ``r`` blocks. Measured at ``n = 10,000``,
+    ``k = 100`` (seed 0): the largest swap variance is 2.18, 1.38, 1.17 and 1.08 times
+    :func:`fullbandit.design.conditioning.optimal_swap_variance` with 2, 4, 8 and 16 blocks.
+    Every member is distinct, and the blocks are drawn until the members span ``R^n``.
+
+    Parameters
+    ----------
+    n : int
+        Number of arms, ``n >= 2``.
+    k : int
+        Super-arm size, ``1 <= k < n``.
+    blocks : int
+        Number of base blocks, ``>= 1``.
+    seed : None, int, SeedSequence or Generator
+        Source of the base blocks.
+
+    Returns
+    -------
+    list of tuple of int
+        ``blocks * n`` sorted members, block by block, each block's shifts in order.
+
+    Examples
+    --------
+    >>> from fullbandit.design.support import cyclic_block_support
+    >>> from fullbandit.linalg.circulant import shift_closed_row
+    >>> support = cyclic_block_support(11, 3, blocks=2, seed=0)
+    >>> len(support), len(set(support)), shift_closed_row(11, support) is not None
+    (22, 22, True)
+    """
+    n = check_int("n", n, low=2)
+    k = check_k(k, n)
+    blocks = check_int("blocks", blocks, low=1)
+    rng = as_generator(seed)
+    chosen: list[np.ndarray] = []
+    while len(chosen) < blocks:
+        chosen.append(_base_block(n, k, rng, chosen))
+    for _ in range(1000):
+        try:
+            CirculantInverse(_block_row(n, chosen))
+            return _orbits(n, chosen)
+        except SingularMatrixError:
+            chosen.append(_base_block(n, k, rng, chosen))
+    raise InvalidParameterError(f"no spanning cyclic blocks for n={n}, k={k} in {len(chosen)} blocks: "
+                                "use support='random'")
+
+
+def _base_block(n: int, k: int, rng: np.random.Generator, earlier: list[np.ndarray]) -> np.ndarray:
+    """A random k-subset whose ``n`` shifts are distinct and are no earlier block's shifts."""
+    seen = {_canonical(n, block) for block in earlier}
+    while True:
+        block = np.sort(rng.choice(n, size=k, replace=False))
+        if not _periodic(n, block) and _canonical(n, block) not in seen:
+            return block
+
+
+def _periodic(n: int, block: np.ndarray) -> bool:
+    """Whether ``block + p = block`` for a proper divisor ``p`` of ``n`` (then fewer than ``n`` shifts differ)."""
+    members = set(block.tolist())
+    return any(n % p == 0 and {(b + p) % n for b in members} == members for p in range(1, n))
+
+
+def _canonical(n: int, block: np.ndarray) -> tuple[int, ...]:
+    """The lexicographically smallest shift of the block (it holds arm 0: one of the ``k`` shifts by ``-b``)."""
+    return min(tuple(np.sort((block - b) % n).tolist()) for b in block.tolist())
+
+
+def _block_row(n: int, blocks: list[np.ndarray]) -> np.ndarray:
+    """First row of the Gram matrix of the blocks' orbits: ``c_d = sum_B #{(a, b) in B^2 : b - a = d mod n}``."""
+    row = np.zeros(n)
+    for block in blocks:
+        np.add.at(row, (block[None, :] - block[:, None]).ravel() % n, 1.0)
+    return row
+
+
+def _orbits(n: int, blocks: list[np.ndarray]) -> list[tuple[int, ...]]:
+    arm_indices = list(range(n))  # members share these int objects (8 bytes per entry)
+    members: list[tuple[int, ...]] = []
+    for block in blocks:
+        shifts = np.sort((block[None, :] + np.arange(n)[:, None]) % n, axis=1)
+        members += [tuple(map(arm_indices.__getitem__, shift)) for shift in shifts.tolist()]
+    return members

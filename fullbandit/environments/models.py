@@ -63,7 +63,9 @@ from fullbandit.util.validation import (
 
 FEEDBACK_KINDS = ("full", "semi")
 _BLOCK = 4096  # draws taken from the generator at once: a pull then costs no generator call
-_CACHE_LIMIT = 100_000  # validated super-arms kept (adaptive algorithms may pull many distinct ones)
+# Validated super-arms kept: adaptive algorithms pull many distinct ones, and a cyclic-block support has
+# 160,000 members at n = 10,000, k = 100 (a smaller cache would be emptied on every pass).
+_CACHE_LIMIT = 1 << 18
 _SUM_TOLERANCE = 1e-9  # how far a row of categorical probabilities may sum from 1 (rounding)
 
 

@@ -19,8 +19,8 @@ from fullbandit.full.swap_bounds import graded_deltas, max_swaps, n_directed_swa
 from fullbandit.linalg.least_squares import LeastSquaresEstimate, SingularDesignError
 from fullbandit.linalg.radius import confidence_radius
 from fullbandit.linalg.static_design import StaticDesign
+from fullbandit.linalg.stitching import confidence_with_prior
 from fullbandit.problems.classes import TopK
-from fullbandit.util.validation import InvalidParameterError
 
 PHASED_CONFIDENCE = ("auto", "time-uniform", "stitched", "tight")
 
@@ -221,12 +221,7 @@ class PhasedSwap(Algorithm):
         # Only the first phase holds every arm without fillers, so only its plain least squares can take them;
         # like the phase's own pulls, they are set aside when a new phase starts.
         if self._phase == 1:
-            if self.confidence == "auto":
-                self._confidence = "stitched"  # prior observations break the whole passes of the first phase
-            elif self._confidence == "time-uniform":
-                raise InvalidParameterError(
-                    f"{self.label()}: confidence='time-uniform' needs each phase's estimate to be made of whole passes "
-                    "of its own design and cannot take prior observations; choose confidence='stitched'")
+            self._confidence = confidence_with_prior(self.confidence, self._confidence, self.label())
             check_prior_noise(prior, self._noise_scale, self.label())
             self._design.add_prior(prior.arms, prior.counts, prior.reward_sums)
 
@@ -246,12 +241,11 @@ class PhasedSwap(Algorithm):
         at ``level`` (infinite with ``"time-uniform"`` after a part of a pass: a budget that ends mid-pass)."""
         self.setup()
         if self._confidence == "time-uniform":
-            size = len(self._design.support)
-            counts = self._design.counts
-            if pulls < size or pulls % size or counts.min() != counts.max():
+            passes = self._design.whole_passes()
+            if not passes or passes * len(self._design.support) != pulls:
                 return math.inf
             return confidence_radius(pulls, level, self._noise_scale, n_directions, self._confidence,
-                                     passes=pulls // size, one_sided=True)
+                                     passes=passes, one_sided=True)
         index = round_index(pulls, self.prior if self._phase == 1 else None)
         return confidence_radius(index, level, self._noise_scale, n_directions, self._confidence,
                                  check=min(self._phase_checks + 1, index) if self._confidence == "stitched" else None,

@@ -29,6 +29,7 @@ from fullbandit.design.tracking import Handout, Tracker
 from fullbandit.linalg.least_squares import LeastSquaresEstimate, SingularDesignError
 from fullbandit.linalg.radius import CONFIDENCE_CONSTANTS, RANGE_CONFIDENCES, BernsteinTerms, confidence_radius
 from fullbandit.linalg.static_design import StaticDesign
+from fullbandit.linalg.stitching import confidence_with_prior
 from fullbandit.problems.classes import SuperArm
 from fullbandit.util.validation import InvalidParameterError, check_reward_range
 
@@ -317,12 +318,7 @@ class StaticFullBandit(Algorithm):
             raise InvalidParameterError(
                 f"{self.label()}: confidence={self.confidence!r} bounds each support member's reward variance from "
                 "its own pulls and cannot take prior observations; choose confidence='tight' or 'stitched'")
-        if self._confidence == "time-uniform" and self.confidence == "auto":
-            self._confidence = "stitched"  # prior observations break the whole passes the time-uniform bound needs
-        elif self._confidence == "time-uniform":
-            raise InvalidParameterError(
-                f"{self.label()}: confidence='time-uniform' needs the estimate to be made of whole passes of its own "
-                "design and cannot take prior observations; choose confidence='tight' or 'stitched'")
+        self._confidence = confidence_with_prior(self.confidence, self._confidence, self.label())
         check_prior_noise(prior, self._noise_scale, self.label())
         self._design.add_prior(prior.arms, prior.counts, prior.reward_sums)
 
@@ -502,11 +498,8 @@ class StaticFullBandit(Algorithm):
     def _whole_passes(self, t: int) -> int | None:
         """``p`` when the first ``t`` pulls are ``p >= 1`` whole passes of round robin over the support, else
         ``None``."""
-        size = self._pass
-        counts = self._design.counts
-        if not size or t < size or t % size or self.prior is not None or counts.min() != counts.max():
-            return None
-        return t // size
+        passes = self._design.whole_passes()
+        return passes if self._pass and passes * self._pass == t else None
 
     def bernstein_terms(self, estimate: LeastSquaresEstimate | None = None) -> BernsteinTerms:
         """The variance bound and leverage of ``confidence="bernstein"`` for the check now being made.

@@ -23,6 +23,7 @@ from functools import partial
 
 import numpy as np
 
+from fullbandit.linalg.circulant import CirculantInverse, circulant_matrix, shift_closed_row
 from fullbandit.linalg.incidence import Incidence
 from fullbandit.linalg.least_squares import LeastSquaresEstimate, SingularDesignError
 from fullbandit.linalg.radius import BernsteinTerms, maurer_pontil_std_bound, union_log
@@ -97,6 +98,7 @@ class StaticDesign:
         self._support_gram: np.ndarray | None = None
         self._support_inverse: InverseSpectrum | None = None  # (X^T X)^-1 with its spectrum
         self._support_leverages: np.ndarray | None = None  # x_j^T (X^T X)^-1 x_j
+        self._circulant: np.ndarray | None | bool = False  # False: not looked at; None: X^T X is not circulant
 
     @property
     def matrix(self) -> np.ndarray:
@@ -324,7 +326,8 @@ class StaticDesign:
         [[2.0, 1.0], [1.0, 1.0]]
         """
         if self._support_gram is None:
-            gram = self.incidence.gram()
+            row = self._circulant_row()
+            gram = self.incidence.gram() if row is None else circulant_matrix(row)
             gram.flags.writeable = False
             self._support_gram = gram
         return self._support_gram
@@ -344,11 +347,25 @@ class StaticDesign:
             return False
         return True
 
+    def _circulant_row(self) -> np.ndarray | None:
+        """First row of ``X^T X`` when the support is closed under the cyclic shift (then circulant), else ``None``."""
+        if self._circulant is False:
+            self._circulant = shift_closed_row(self.n, self.support)
+        return self._circulant  # type: ignore[return-value]
+
     def _inverse_of_support(self) -> InverseSpectrum:
         if self._support_inverse is None:
-            inverse = cholesky_inverse(self.support_gram())
+            row = self._circulant_row()
+            if row is None:
+                inverse = cholesky_inverse(self.support_gram())
+                cache: dict = {}
+            else:  # O(n log n) by the Fourier transform, O(n^2) to write out (fullbandit.linalg.circulant)
+                closed_form = CirculantInverse(row)
+                inverse = closed_form.matrix()
+                cache = {"eigenvalues": np.sort(closed_form.eigenvalues),
+                         "projected": closed_form.projected_lambda_max()}
             inverse.flags.writeable = False
-            self._support_inverse = InverseSpectrum(inverse)
+            self._support_inverse = InverseSpectrum(inverse, _cache=cache)
         return self._support_inverse
 
     def gram(self) -> np.ndarray:
@@ -378,6 +395,27 @@ class StaticDesign:
         gram += self.prior_gram
         return gram
 
+    def whole_passes(self) -> int:
+        """``q`` when every member has been pulled exactly ``q >= 1`` times and no prior observation was added,
+        else 0: then ``A = q X^T X``, the estimate reads the support's cached inverse, and the time-uniform
+        radius (:mod:`fullbandit.linalg.stitching`) holds.
+
+        Examples
+        --------
+        >>> from fullbandit.linalg.static_design import StaticDesign
+        >>> design = StaticDesign(2, [(0,), (1,)])
+        >>> design.record(0, 1.0, count=2)
+        >>> design.whole_passes()
+        0
+        >>> design.record(1, 1.0, count=2)
+        >>> design.whole_passes()
+        2
+        """
+        counts = self.counts
+        if not counts.size or counts[0] == 0 or self.prior_pulls or counts.min() != counts.max():
+            return 0
+        return int(counts[0])
+
     def estimate(self) -> LeastSquaresEstimate:
         """Least squares from the pulls so far and the prior observations (Cholesky factor and ``potri``).
 
@@ -402,16 +440,15 @@ class StaticDesign:
         ([1.5, 1.0], [[2.0, 0.0], [0.0, 1.0]], 3)
         """
         b = self.incidence.transpose_times(self.reward_sums) + self.prior_vector
-        counts = self.counts
-        whole_passes = counts.size and counts[0] > 0 and counts.min() == counts.max() and not self.prior_gram.any()
+        passes = self.whole_passes()
         gram: np.ndarray | Callable[[], np.ndarray]
         reform: Callable[[], np.ndarray] | None = None
         try:
-            if whole_passes:  # A = q X^T X: A^-1 = (X^T X)^-1 / q, with the support's spectrum scaled
-                spectrum = self._inverse_of_support().scaled(1.0 / float(counts[0]))
+            if passes:  # A = q X^T X: A^-1 = (X^T X)^-1 / q, with the support's spectrum scaled
+                spectrum = self._inverse_of_support().scaled(1.0 / passes)
                 reform = partial(np.multiply, spectrum.factor, spectrum.base)
                 inverse = reform()
-                gram = partial(np.multiply, float(counts[0]), self.support_gram())  # as gram(): formed when read
+                gram = partial(np.multiply, float(passes), self.support_gram())  # as gram(): formed when read
             else:
                 gram = self.gram()
                 inverse = cholesky_inverse(gram)

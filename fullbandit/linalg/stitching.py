@@ -55,7 +55,7 @@ from __future__ import annotations
 
 import math
 
-from fullbandit.util.validation import check_int, check_probability, check_real
+from fullbandit.util.validation import InvalidParameterError, check_int, check_probability, check_real
 
 #: The epochs' ratio ``eta`` (passes ``2^k .. 2^(k+1) - 1``) and the power ``s`` of their weights.
 EPOCH_RATIO = 2
@@ -134,3 +134,25 @@ def time_uniform_radius(passes: int, delta: float, noise_scale: float, n_events:
     ratio = passes / middle
     half_log = math.sqrt(epoch_log(passes, delta, n_events) / 2.0)
     return noise_scale * half_log * (math.sqrt(ratio) + 1.0 / math.sqrt(ratio))
+
+
+def confidence_with_prior(requested: str, resolved: str, label: str) -> str:
+    """The confidence a design keeps once prior observations join its estimate.
+
+    Prior observations are not whole passes of the design, so the time-uniform bound (this
+    module's theorem) no longer holds: ``"auto"`` falls back to ``"stitched"`` (a union over
+    the checks), an explicit ``"time-uniform"`` is refused, and any other confidence stays.
+
+    Examples
+    --------
+    >>> from fullbandit.linalg.stitching import confidence_with_prior
+    >>> confidence_with_prior("auto", "time-uniform", "swap"), confidence_with_prior("tight", "tight", "swap")
+    ('stitched', 'tight')
+    """
+    if resolved != "time-uniform":
+        return resolved
+    if requested == "auto":
+        return "stitched"
+    raise InvalidParameterError(
+        f"{label}: confidence='time-uniform' needs the estimate to be made of whole passes of its own design and "
+        "cannot take prior observations; choose confidence='tight' or 'stitched'")
