@@ -85,6 +85,48 @@ def test_jobs_with_a_scheduler_is_refused_not_ignored(tmp_path, capsys, no_run_m
     assert not out.exists()  # refused before anything is made
 
 
+# --- one writer per suite --------------------------------------------------------------------
+
+HOLD_LOCK = """
+import sys
+from fullbandit.cli.suite_lock import suite_lock
+with suite_lock(sys.argv[1], "saqm-support"):
+    print("locked", flush=True)
+    sys.stdin.read()  # held until the test closes our stdin, or kills us
+"""
+
+
+def _lock_holder(out: Path) -> subprocess.Popen:
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_LOCK, str(out)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    assert holder.stdout.readline().strip() == "locked"  # synchronised on its word, not on a sleep
+    return holder
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="flock is POSIX")
+def test_a_second_bench_of_one_suite_is_refused_while_the_first_writes(tmp_path, capsys, no_run_may_start):
+    from fullbandit.cli.suite_lock import suite_lock
+
+    out = tmp_path / "results"
+    out.mkdir()
+    (out / "saqm-support.csv").write_text("kept\n")
+    holder = _lock_holder(out)
+    try:
+        for extra in ([], ["--attest"], ["--redraw"]):
+            assert main(["bench", "saqm-support", "--out", str(out), "--no-progress", *extra]) == 2
+            assert capsys.readouterr().err.strip() == (
+                f"fullbandit: error: another `fullbandit bench saqm-support` (process {holder.pid}) is writing "
+                f"{out / 'saqm-support.csv'}: wait for it to end, or give --out another folder")
+        assert (out / "saqm-support.csv").read_text() == "kept\n"  # refused: nothing touched
+        with suite_lock(out, "zhou-fig1"):  # another suite in the same folder is not held up
+            pass
+    finally:
+        holder.kill()
+        holder.wait()
+    with suite_lock(out, "saqm-support"):  # killed, the holder left no stale lock behind
+        pass
+
+
 # --- a killed bench --------------------------------------------------------------------------
 
 # A bench of a toy suite whose runs each take 0.2 s: long enough to be in flight when the

@@ -7,6 +7,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from fullbandit.cli.suite_lock import suite_lock
 from fullbandit.util.validation import InvalidParameterError, check_int
 
 __all__ = ["add_parser", "run"]
@@ -148,11 +149,7 @@ def run(args) -> int:
     >>> status
     0
     """
-    from fullbandit.experiments import run_grid
-    from fullbandit.experiments.code_record import code_record
-    from fullbandit.experiments.provenance import current, describe, versions_in
     from fullbandit.experiments.suites import SUITES, get_suite
-    from fullbandit.util.state import write_json_atomically
     if args.list or args.name is None:
         for suite in SUITES.values():
             print(f"{suite.name:<16} {suite.description}")
@@ -168,10 +165,21 @@ def run(args) -> int:
     out = output_folder(args.out, (f"{suite.name}.csv", f"{suite.name}.png", f"{suite.name}.code.json"))
     if args.attest and args.redraw:
         raise InvalidParameterError("--attest reruns runs and --redraw only draws them: give one of them")
-    if args.attest:
-        return _attest(suite, out, args, backend, jobs)
-    if args.redraw:
-        return _redraw(suite, out, args)
+    with suite_lock(out, suite.name):
+        if args.attest:
+            return _attest(suite, out, args, backend, jobs)
+        if args.redraw:
+            return _redraw(suite, out, args)
+        return _run_suite(suite, out, args, backend, jobs, runs)
+
+
+def _run_suite(suite, out: Path, args, backend: str, jobs: int, runs: int) -> int:
+    """Run the suite into ``OUT/NAME.csv``, draw it and write its code record."""
+    from fullbandit.experiments import run_grid
+    from fullbandit.experiments.code_record import code_record
+    from fullbandit.experiments.provenance import current, describe, versions_in
+    from fullbandit.util.state import write_json_atomically
+
     frame = run_grid(suite.build(runs), backend=backend, jobs=None if args.scheduler else jobs,
                      scheduler=args.scheduler or None, out=out / f"{suite.name}.csv", fresh=args.fresh,
                      mix_versions=args.mix_versions, progress=False if args.no_progress else None)
