@@ -48,8 +48,8 @@ def _run(python_path: Path, name: str, n: int, k: int, budget: int, timeout: flo
     environment = {**os.environ, "PYTHONPATH": str(python_path), "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
     try:
         # Run from the tree itself: ``python -c`` puts the working folder first on the path.
-        done = subprocess.run([sys.executable, "-c", CHILD, name, str(n), str(k), str(budget)], capture_output=True, text=True,
-                              env=environment, timeout=timeout, check=True, cwd=python_path)
+        done = subprocess.run([sys.executable, "-c", CHILD, name, str(n), str(k), str(budget)], capture_output=True,
+                              text=True, env=environment, timeout=timeout, check=True, cwd=python_path)
     except subprocess.TimeoutExpired:
         return {"algorithm": name, "n": n, "k": k, "seconds": float("inf"), "timed_out": True}
     return json.loads(done.stdout.strip().splitlines()[-1])
