@@ -110,6 +110,7 @@ def test_a_second_bench_of_one_suite_is_refused_while_the_first_writes(tmp_path,
     out = tmp_path / "results"
     out.mkdir()
     (out / "saqm-support.csv").write_text("kept\n")
+    (out / "saqm-support.code.json").write_text("{}\n")  # --attest reads it (it is refused before reading)
     holder = _lock_holder(out)
     try:
         for extra in ([], ["--attest"], ["--redraw"]):

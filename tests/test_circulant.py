@@ -106,8 +106,15 @@ def test_swap_optimal_takes_cyclic_blocks_at_large_n_and_meets_its_target():
     support = make_support(n, k, "swap-optimal", seed=0)
     assert shift_closed_row(n, support) is not None and len(support) % n == 0
     target = SWAP_OPTIMAL_FACTOR * optimal_swap_variance(n, k)
-    assert swap_variance(n, support) <= target  # the dense computation agrees with the closed form's verdict
-    assert swap_variance(n, support[: len(support) // 2]) > target  # half the blocks would not do: it grew
+    assert _dense_swap_variance(n, support) <= target  # the dense computation agrees with the closed form's verdict
+    assert _dense_swap_variance(n, support[: len(support) // 2]) > target  # half the blocks would not do: it grew
+    assert swap_variance(n, support) == pytest.approx(_dense_swap_variance(n, support), rel=TOLERANCE)
+
+
+def _dense_swap_variance(n, support):
+    inverse = cholesky_inverse(_dense_gram(n, support) / len(support))
+    d = np.diag(inverse)
+    return float(np.max(d[:, None] + d[None, :] - 2.0 * inverse))
 
 
 def test_swap_certifies_on_a_cyclic_support_as_on_a_random_one():
@@ -116,3 +123,16 @@ def test_swap_certifies_on_a_cyclic_support_as_on_a_random_one():
         algorithm = fb.SwapBound(fb.TopK(16, 3), epsilon=0.0, delta=0.05, support=support, seed=1)
         result = fb.run(algorithm, fb.GaussianSum(means, sigma=0.5, seed=2), progress=False)
         assert result.certified and set(result.answer) == {0, 1, 2}
+
+
+@pytest.mark.slow
+def test_swap_at_scale_on_cyclic_blocks_certifies_an_epsilon_good_team():
+    # n = 800 takes the cyclic blocks; 4 seeds at delta = 1e-3: all four right but with probability <= 0.4 %.
+    n, k = 800, 20
+    accuracies = np.random.default_rng(0).beta(4.0, 2.0, n)
+    best = np.sort(accuracies)[::-1][:k].sum()
+    for seed in range(4):
+        algorithm = fb.SwapBound(fb.TopK(n, k), epsilon=0.05 * k, delta=1e-3, seed=seed, budget=10**8)
+        result = fb.run(algorithm, fb.BernoulliTeam(accuracies, seed=100 + seed), progress=False)
+        assert shift_closed_row(n, algorithm.support_arms) is not None
+        assert result.certified and best - accuracies[list(result.answer)].sum() <= 0.05 * k

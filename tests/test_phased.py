@@ -236,3 +236,32 @@ def test_decisions_and_gap_bound_hold_for_every_theta_in_the_events(case):
             assert np.sum(theta > theta[j]) >= k
         best_value = order[:k].sum()
         assert best_value - theta[list(answer)].sum() <= bound + 1e-9
+
+
+def test_the_phase_spectrum_bounds_every_kept_block():
+    # Past EXACT_SPECTRUM_LIMIT kept arms a check reads lambda_max(P Q P) of the whole phase: it must bound the
+    # kept block's own (centred on the block), for any positive definite Q and any block.
+    from fullbandit.linalg.spectrum import centred_lambda_max
+
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        n = int(rng.integers(3, 25))
+        x = rng.normal(size=(n + 5, n))
+        Q = np.linalg.inv(x.T @ x)
+        kept = np.sort(rng.choice(n, size=int(rng.integers(2, n + 1)), replace=False))
+        assert centred_lambda_max(Q[np.ix_(kept, kept)]) <= centred_lambda_max(Q) * (1 + 1e-12)
+
+
+def test_a_check_past_the_exact_spectrum_limit_is_no_sharper(monkeypatch):
+    import fullbandit.full.phased as phased
+
+    means = np.r_[1.0, 0.95, 0.9, np.linspace(0.0, 0.8, 9)]
+    algorithm = PhasedSwap(fb.TopK(12, 3), epsilon=0.0, seed=1).setup(noise_scale=0.3)
+    environment = fb.GaussianSum(means, sigma=0.3, seed=2)
+    while not (algorithm.accepted or algorithm.rejected):
+        pull = algorithm.ask(max_count=1 << 30)
+        algorithm.tell(pull, environment.pull(pull.arms, count=pull.count))
+    exact = algorithm.stopping_check()
+    monkeypatch.setattr(phased, "EXACT_SPECTRUM_LIMIT", 0)
+    bounded = algorithm.stopping_check()
+    assert bounded.answer == exact.answer and bounded.gap_bound >= exact.gap_bound

@@ -165,7 +165,9 @@ def run(args) -> int:
     out = output_folder(args.out, (f"{suite.name}.csv", f"{suite.name}.png", f"{suite.name}.code.json"))
     if args.attest and args.redraw:
         raise InvalidParameterError("--attest reruns runs and --redraw only draws them: give one of them")
-    with suite_lock(out, suite.name):
+    if args.attest or args.redraw:
+        _check_reuse(suite, out, args)
+    with suite_lock(out, suite.name):  # refusals above leave the folder as it was
         if args.attest:
             return _attest(suite, out, args, backend, jobs)
         if args.redraw:
@@ -194,17 +196,24 @@ def _run_suite(suite, out: Path, args, backend: str, jobs: int, runs: int) -> in
     return 0
 
 
+def _check_reuse(suite, out: Path, args) -> None:
+    """Refuse ``--attest`` or ``--redraw`` with options that would run, or without the files they read."""
+    option, does = ("--attest", "reruns part of the committed runs as they were made") if args.attest else \
+        ("--redraw", "draws the runs OUT/NAME.csv holds")
+    if args.fresh or args.mix_versions or args.runs is not None:
+        raise InvalidParameterError(f"{option} {does}: not with --fresh, --mix-versions or --runs")
+    needed = [out / f"{suite.name}.csv"] + ([out / f"{suite.name}.code.json"] if args.attest else [])
+    for path in needed:
+        if not path.is_file():
+            raise InvalidParameterError(f"{option}: {path} does not exist; run `fullbandit bench {suite.name} "
+                                        f"--out {args.out}` first")
+
+
 def _redraw(suite, out: Path, args) -> int:
     """``--redraw``: the figure of the runs in ``OUT/NAME.csv``, drawn by today's figure code."""
     from fullbandit.experiments.store import read_results
 
-    if args.fresh or args.mix_versions or args.runs is not None:
-        raise InvalidParameterError("--redraw draws the runs OUT/NAME.csv holds: not with --fresh, --mix-versions "
-                                    "or --runs")
     results = out / f"{suite.name}.csv"
-    if not results.is_file():
-        raise InvalidParameterError(f"--redraw: {results} does not exist; run `fullbandit bench {suite.name} "
-                                    f"--out {args.out}` first")
     suite.draw(read_results(results), out / f"{suite.name}.png")
     print(f"drew {out / (suite.name + '.png')} and {out / (suite.name + '.svg')} from {results}")
     return 0
@@ -214,14 +223,7 @@ def _attest(suite, out: Path, args, backend: str, jobs: int) -> int:
     """``--attest``: :func:`fullbandit.experiments.attest.attest` on ``OUT/NAME.csv``; 1 if refused."""
     from fullbandit.experiments.attest import AttestationRefused, attest
 
-    if args.fresh or args.mix_versions or args.runs is not None:
-        raise InvalidParameterError("--attest reruns part of the committed runs as they were made: not with --fresh, "
-                                    "--mix-versions or --runs")
     results, record = out / f"{suite.name}.csv", out / f"{suite.name}.code.json"
-    for path in (results, record):
-        if not path.is_file():
-            raise InvalidParameterError(f"--attest: {path} does not exist; run `fullbandit bench {suite.name} "
-                                        f"--out {args.out}` first")
     try:
         attestation = attest(suite, results, record, backend=backend, jobs=None if args.scheduler else jobs,
                              scheduler=args.scheduler or None, progress=False if args.no_progress else None)

@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from fullbandit.linalg.circulant import CirculantInverse, shift_closed_row
 from fullbandit.linalg.incidence import Incidence
 from fullbandit.linalg.spectrum import SingularMatrixError, cholesky_inverse
 from fullbandit.util.validation import check_int, check_k
@@ -124,12 +125,32 @@ def swap_variance(n: int, support, proportions=None) -> float:
     >>> round(swap_variance(3, [(0, 1), (1, 2), (0, 2)]), 9)   # A = (I + 1 1^T) / 3
     6.0
     """
+    row = shift_closed_row(n, support) if proportions is None else None
+    if row is not None:  # circulant (cyclic blocks): O(n log n), no factorisation
+        return circulant_swap_variance(row, len(support))
     try:
         inverse = cholesky_inverse(_design_gram(n, support, proportions))
     except SingularMatrixError:
         return math.inf
     d = np.diag(inverse)
     return float(np.max(d[:, None] + d[None, :] - 2.0 * inverse))
+
+
+def circulant_swap_variance(row: np.ndarray, members: int) -> float:
+    """:func:`swap_variance` of the uniform design over ``members`` super-arms whose Gram matrix is the circulant
+    of ``row`` (:mod:`fullbandit.linalg.circulant`); ``inf`` if it is singular.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fullbandit.design.conditioning import circulant_swap_variance
+    >>> round(circulant_swap_variance(np.array([2.0, 1.0, 1.0]), 3), 9)   # the pairs of 3 arms: A = (I + 1 1^T) / 3
+    6.0
+    """
+    try:
+        return members * float(CirculantInverse(row).swap_variances().max())
+    except SingularMatrixError:
+        return math.inf
 
 
 def design_condition_number(n: int, support, proportions=None) -> float:

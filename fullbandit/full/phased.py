@@ -15,7 +15,14 @@ from fullbandit.design.conditioning import optimal_swap_variance, swap_variance
 from fullbandit.design.support import make_support
 from fullbandit.design.tracking import Handout, Tracker
 from fullbandit.full.static import DEFAULT_BUDGET, next_check_after
-from fullbandit.full.swap_bounds import graded_deltas, max_swaps, n_directed_swaps, pair_widths, team_bound
+from fullbandit.full.swap_bounds import (
+    graded_deltas,
+    largest_pair_width,
+    max_swaps,
+    n_directed_swaps,
+    pair_beats,
+    team_bound,
+)
 from fullbandit.linalg.least_squares import LeastSquaresEstimate, SingularDesignError
 from fullbandit.linalg.radius import confidence_radius
 from fullbandit.linalg.static_design import StaticDesign
@@ -23,6 +30,8 @@ from fullbandit.linalg.stitching import confidence_with_prior
 from fullbandit.problems.classes import TopK
 
 PHASED_CONFIDENCE = ("auto", "time-uniform", "stitched", "tight")
+#: The most kept arms whose own ``lambda_max(P Q P)`` a check computes (above it, the phase's serves).
+EXACT_SPECTRUM_LIMIT = 2000
 
 
 class PhasedSwap(Algorithm):
@@ -358,14 +367,13 @@ class PhasedSwap(Algorithm):
         ``radius`` accept and reject."""
         live, wanted = self._live()
         theta = estimate.theta[live]
-        Q = estimate.gram_inverse[np.ix_(live, live)]
+        Q = _block(estimate.gram_inverse, live)
         if math.isfinite(radius):
-            beats = theta[:, None] - theta[None, :] - radius * pair_widths(Q) > 0.0
-            np.fill_diagonal(beats, False)
+            wins, losses = pair_beats(theta, Q, radius)
         else:  # between whole passes the time-uniform bound says nothing
-            beats = np.zeros((len(live), len(live)), dtype=bool)
-        accept_local = np.flatnonzero(beats.sum(axis=1) >= len(live) - wanted) if 0 < wanted else np.array([], int)
-        reject_local = np.flatnonzero(beats.sum(axis=0) >= wanted) if wanted < len(live) else np.array([], int)
+            wins = losses = np.zeros(len(live), dtype=np.int64)
+        accept_local = np.flatnonzero(wins >= len(live) - wanted) if 0 < wanted else np.array([], int)
+        reject_local = np.flatnonzero(losses >= wanted) if wanted < len(live) else np.array([], int)
         return live, wanted, theta, Q, accept_local, reject_local
 
     def _decisions(self, estimate: LeastSquaresEstimate, radius: float) -> tuple[list[int], list[int]]:
@@ -390,11 +398,15 @@ class PhasedSwap(Algorithm):
         order = np.argsort(-theta[keep], kind="stable")[:still]
         best_local = tuple(int(i) for i in order)
         members = [self._undecided[live[keep[i]]] for i in best_local]
-        theta_kept, Q_kept = theta[keep], Q[np.ix_(keep, keep)]
+        theta_kept, Q_kept = theta[keep], _block(Q, keep)
         if not math.isfinite(radius):
             return accept, reject, math.inf, tuple(sorted(chosen + members)), "none"
-        # While every arm of the phase is still in doubt the check's own spectrum serves (shared, or scaled).
-        lambda_max = estimate.spectrum.projected_lambda_max() if len(keep) == estimate.theta.size else None
+        # While every arm of the phase is still in doubt the check's own spectrum serves (shared, or scaled). Past
+        # EXACT_SPECTRUM_LIMIT arms it also bounds the kept block's: y on the kept arms with 1^T y = 0, padded with
+        # zeros, is orthogonal to 1 in the whole phase, so y^T Q_kept y = y^T Q y <= lambda_max(P Q P) ||y||^2
+        # (a larger, still valid, lambda; an eigen-decomposition of the block would cost O(|keep|^3) per check).
+        whole = len(keep) == estimate.theta.size or len(keep) > EXACT_SPECTRUM_LIMIT
+        lambda_max = estimate.spectrum.projected_lambda_max() if whole else None
         bound = team_bound(theta_kept, Q_kept, best_local, graded_radii[:max_swaps(len(keep), still)],
                            lambda_max=lambda_max)
         return accept, reject, bound.value, tuple(sorted(chosen + members)), bound.rule or "none"
@@ -418,7 +430,7 @@ class PhasedSwap(Algorithm):
         live, wanted = self._live()
         if not 0 < wanted < len(live):
             return
-        current = float(t * pair_widths(check.estimate.gram_inverse[np.ix_(live, live)]).max() ** 2)
+        current = float(t * largest_pair_width(_block(check.estimate.gram_inverse, live)) ** 2)
         size = self._subset_size(len(live))
         if optimal_swap_variance(len(live), size) > self.restart_ratio * current:
             return  # no design over the live arms could be good enough: spare drawing one
@@ -439,3 +451,11 @@ class PhasedSwap(Algorithm):
                 "epsilon": self.epsilon, "restart_ratio": self.restart_ratio, **self._summary()}
 
 
+
+
+def _block(matrix: np.ndarray, indices: np.ndarray) -> np.ndarray:
+    """``matrix[np.ix_(indices, indices)]``, or ``matrix`` itself when ``indices`` are all its rows in order (no
+    copy of ``A^-1`` while every arm of the phase is in doubt: 800 MB at n = 10,000)."""
+    if indices.size == matrix.shape[0] and np.array_equal(indices, np.arange(indices.size)):
+        return matrix
+    return matrix[np.ix_(indices, indices)]

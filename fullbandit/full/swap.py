@@ -76,7 +76,9 @@ class SwapBound(StaticFullBandit):
         10% of the best any design can have (:func:`fullbandit.design.support.make_support`),
         which is what every bound of this rule is made of. On the quiz data
         (``k = 10``, Bernoulli workers, ``epsilon = 0.5``) it needed 1.7 to 1.8 times fewer
-        pulls than ``"auto"``'s ``8 n`` members.
+        pulls than ``"auto"``'s ``8 n`` members. Above ``n = 724`` it is made of cyclic
+        blocks, whose checks cost ``O(n^2)`` rather than ``O(n^3)``: ``n = 10,000``,
+        ``k = 100`` is certified in minutes (``benchmarks/bench_scale.py``).
     epsilon, delta, noise_scale, reward_range, support_size
         See :class:`fullbandit.full.static.StaticFullBandit`.
     allocation, budget, check_growth, stop_on_rule, seed
