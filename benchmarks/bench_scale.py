@@ -104,6 +104,12 @@ def _plot(frame, path: Path) -> None:
         for ax, column in zip(axes, ("seconds", "pulls", "peak_mb"), strict=True):
             if column in runs:
                 ax.plot(runs["n"], runs[column], marker="o", label=f"{name} ({code})")
+    if "certified" in frame:  # a run that ended on its budget or timeout, uncertified: crossed out
+        failed = frame[~frame["certified"].fillna(False).astype(bool)]
+        for ax, column in zip(axes, ("seconds", "pulls", "peak_mb"), strict=True):
+            if column in failed and len(failed):
+                ax.scatter(failed["n"], failed[column], marker="x", s=90, color="black", zorder=3,
+                           label="not certified (budget)")
     for ax, title in zip(axes, ("wall time (s)", "pulls", "peak resident set (MB)"), strict=True):
         ax.set_xscale("log")
         ax.set_yscale("log")
