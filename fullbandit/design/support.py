@@ -18,8 +18,6 @@ from fullbandit.design.conditioning import (
     optimal_swap_variance,
     swap_variance,
 )
-from fullbandit.linalg.circulant import CirculantInverse
-from fullbandit.linalg.spectrum import SingularMatrixError
 from fullbandit.util.validation import InvalidParameterError, as_generator, check_choice, check_int, check_k
 
 SUPPORT_KINDS = ("auto", "swap-optimal", "cyclic", "random")
@@ -382,7 +380,7 @@ def _swap_optimal_blocks(n: int, k: int, rng: np.random.Generator, target: float
     blocks: list[np.ndarray] = []
     count = 1
     while True:
-        blocks += [_base_block(n, k, rng, blocks) for _ in range(count - len(blocks))]
+        _add_blocks(n, k, rng, blocks, count)
         variance = circulant_swap_variance(_block_row(n, blocks), len(blocks) * n)
         if variance <= target or 2 * count * n * k > CYCLIC_ENTRY_CAP:
             if math.isinf(variance):
@@ -433,25 +431,25 @@ def cyclic_block_support(n: int, k: int, blocks: int, seed=None) -> list[tuple[i
     blocks = check_int("blocks", blocks, low=1)
     rng = as_generator(seed)
     chosen: list[np.ndarray] = []
-    while len(chosen) < blocks:
-        chosen.append(_base_block(n, k, rng, chosen))
-    for _ in range(1000):
-        try:
-            CirculantInverse(_block_row(n, chosen))
-            return _orbits(n, chosen)
-        except SingularMatrixError:
-            chosen.append(_base_block(n, k, rng, chosen))
-    raise InvalidParameterError(f"no spanning cyclic blocks for n={n}, k={k} in {len(chosen)} blocks: "
-                                "use support='random'")
+    _add_blocks(n, k, rng, chosen, blocks)
+    while math.isinf(circulant_swap_variance(_block_row(n, chosen), len(chosen) * n)):  # singular: one more
+        if len(chosen) >= blocks + 1000:
+            raise InvalidParameterError(f"no spanning cyclic blocks for n={n}, k={k} in {len(chosen)} blocks: "
+                                        "use support='random'")
+        _add_blocks(n, k, rng, chosen, len(chosen) + 1)
+    return _orbits(n, chosen)
 
 
-def _base_block(n: int, k: int, rng: np.random.Generator, earlier: list[np.ndarray]) -> np.ndarray:
-    """A random k-subset whose ``n`` shifts are distinct and are no earlier block's shifts."""
-    seen = {_canonical(n, block) for block in earlier}
-    while True:
+def _add_blocks(n: int, k: int, rng: np.random.Generator, blocks: list[np.ndarray], count: int) -> None:
+    """Draw random k-subsets into ``blocks`` until it holds ``count``, each with ``n`` distinct shifts that are no
+    earlier block's shifts."""
+    seen = {_canonical(n, block) for block in blocks}
+    while len(blocks) < count:
         block = np.sort(rng.choice(n, size=k, replace=False))
-        if not _periodic(n, block) and _canonical(n, block) not in seen:
-            return block
+        canonical = _canonical(n, block)
+        if not _periodic(n, block) and canonical not in seen:
+            blocks.append(block)
+            seen.add(canonical)
 
 
 def _periodic(n: int, block: np.ndarray) -> bool:

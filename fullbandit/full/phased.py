@@ -451,8 +451,6 @@ class PhasedSwap(Algorithm):
                 "epsilon": self.epsilon, "restart_ratio": self.restart_ratio, **self._summary()}
 
 
-
-
 def _block(matrix: np.ndarray, indices: np.ndarray) -> np.ndarray:
     """``matrix[np.ix_(indices, indices)]``, or ``matrix`` itself when ``indices`` are all its rows in order (no
     copy of ``A^-1`` while every arm of the phase is in doubt: 800 MB at n = 10,000)."""
