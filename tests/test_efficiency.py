@@ -27,9 +27,12 @@ def test_synthetic_rows_carry_the_exact_lower_bound_and_the_ratio():
     for cell, (_, row) in zip(grid.cells(), frame.iterrows(), strict=True):
         instance = grid.instances[cell.instance].make(np.random.default_rng(cell.instance_seed()), n=8)
         direct = fb.lower_bound(instance.problem, instance.environment.means, efficiency.SYNTHETIC_SIGMA,
-                                delta=row["delta"], epsilon=efficiency.SYNTHETIC_EPSILON)
+                                delta=row["delta"], epsilon=efficiency.SYNTHETIC_EPSILON, easiest_answer=True)
         assert row["lower_bound"] == pytest.approx(direct.samples) and direct.exact
         assert row["efficiency"] == pytest.approx(row["pulls"] / row["lower_bound"])
+        level = np.log(1 / (2.4 * row["delta"]))
+        assert row["attainable_bound"] == pytest.approx(direct.T_easiest * level)
+        assert row["attainable_bound"] >= row["lower_bound"] * (1 - 1e-9)
     table = efficiency.summarize_synthetic(frame)
     assert (table["pulls / lower bound"] == table["mean_pulls"] / table["lower_bound"]).all()
 
@@ -54,3 +57,15 @@ def test_targets_take_the_best_certified_algorithm_that_made_no_error():
     assert table.loc[(0.05, "random"), "worst best ratio"] == 80.0
     assert table.loc[(0.05, "random"), "best per n"] == "8: 30.0 (swap), 10: 80.0 (phased)"
     assert not table.loc[(0.05, "random"), "met"]
+
+
+def test_targets_report_the_same_algorithms_against_the_attainable_bound():
+    rows = pd.DataFrame({"algorithm": ["swap", "phased"] * 2, "delta": 0.05, "instance": "random",
+                         "n": [8, 8, 10, 10], "pulls": [300, 200, 900, 800], "lower_bound": 10.0,
+                         "attainable_bound": [50.0, 50.0, 20.0, 20.0], "epsilon_optimal": True,
+                         "stop_reason": "stopping rule"})
+    table = efficiency.target_table(rows)
+    # best per n: phased (20, then 80 times the weak bound); against the attainable one 200 / 50 and 800 / 20
+    assert table.loc[(0.05, "random"), "worst best ratio"] == 80.0
+    assert table.loc[(0.05, "random"), "worst best / attainable"] == 40.0
+    assert "worst best / attainable" not in efficiency.target_table(rows.drop(columns="attainable_bound"))

@@ -13,6 +13,7 @@ import math
 import numpy as np
 import pytest
 
+from fullbandit.analysis import sample_complexity
 from fullbandit.analysis.sample_complexity import LowerBound, lower_bound
 from fullbandit.problems.classes import PartitionMatroid, TopK
 from fullbandit.util.validation import InvalidParameterError
@@ -366,3 +367,94 @@ def test_when_every_solver_gives_up_the_bracket_so_far_is_certified(monkeypatch)
     stalled = lower_bound(problem, theta, 0.5, method="cutting-plane")
     # No program was solved: the lower value comes from the alternatives found, by weak duality.
     assert 0 < stalled.T_star <= exact.T_star * (1 + 1e-9) and exact.upper <= stalled.upper * (1 + 1e-9)
+
+
+# --- the easiest single answer (Degenne and Koolen 2019) -------------------------------------------
+
+def single_answer_value(theta, sigma, epsilon, answer, weights) -> float:
+    """k = 1: max over B != answer of 2 sigma^2 (1/l_G + 1/l_B) / (theta_G - theta_B + epsilon)^2, from scratch."""
+    return np.maximum.reduce([2 * sigma ** 2 * (1 / weights[answer] + 1 / weights[b])
+                              / (theta[answer] - theta[b] + epsilon) ** 2 for b in range(len(theta)) if b != answer])
+
+
+def test_easiest_answer_two_arms_closed_form():
+    # Both arms are epsilon-good, so no alternative makes every answer wrong: T_star = 0. Certifying arm 0 alone
+    # needs its margin 0.15 resolved, 8 sigma^2 / 0.15^2 (l = 1/2); arm 1 alone, 8 sigma^2 / 0.05^2.
+    sigma, epsilon = 0.5, 0.1
+    result = lower_bound(TopK(2, 1), [1.0, 0.95], sigma, epsilon=epsilon, easiest_answer=True)
+    assert result.T_star == 0.0 and result.n_correct == 2
+    assert result.easiest == (0,)
+    assert result.T_easiest == pytest.approx(8 * sigma ** 2 / 0.15 ** 2, rel=1e-3)
+    assert result.T_easiest <= 8 * sigma ** 2 / 0.15 ** 2 * (1 + 1e-9)
+
+
+def test_easiest_answer_three_arms_matches_grid():
+    # k = 1, arms 0 and 1 both epsilon-good: T_G by brute force over a grid of designs, for each G.
+    theta, sigma, epsilon = np.array([1.0, 0.96, 0.5]), 0.8, 0.1
+    grid = np.linspace(2.5e-3, 1 - 2.5e-3, 399)
+    l0, l1 = np.meshgrid(grid, grid, indexing="ij")
+    l2 = 1 - l0 - l1
+    inside = l2 > 0
+    brute = {}
+    for answer in (0, 1):
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values = single_answer_value(theta, sigma, epsilon, answer, [l0, l1, l2])
+        brute[answer] = float(np.where(inside, values, np.inf).min())
+    result = lower_bound(TopK(3, 1), theta, sigma, epsilon=epsilon, easiest_answer=True)
+    assert result.n_correct == 2 and result.easiest == (0,)
+    assert result.T_easiest <= brute[0] * (1 + 1e-9)  # certified: below every design's value
+    assert result.T_easiest == pytest.approx(brute[0], rel=5e-3)
+    assert result.T_easiest > 2 * result.T_star  # the weak bound lets one alternative defeat both answers
+    # the harder answer's own time, from the module's single-answer instance (margins measured from arm 1)
+    instance = sample_complexity._enumerate(TopK(3, 1), theta, epsilon, 100)
+    harder = sample_complexity._single_answer(instance, instance.members.index((1,)))
+    assert sample_complexity._cutting_plane(harder, sigma, epsilon, 1e-4, 5000)[2] == pytest.approx(brute[1], rel=5e-3)
+
+
+def test_easiest_answer_bounds_the_weak_one_and_meets_it_with_one_answer():
+    rng = np.random.default_rng(7)
+    seen_several = False
+    for _ in range(4):
+        theta = rng.uniform(0.0, 1.0, 6)
+        result = lower_bound(TopK(6, 2), theta, 0.5, epsilon=0.1, easiest_answer=True)
+        assert result.T_easiest >= result.T_star * (1 - 1e-9)
+        if result.n_correct == 1:
+            assert result.T_easiest == result.T_star and result.easiest == result.best
+        else:
+            seen_several = True
+            # the uniform design over the class is one design: its value for the easiest answer is above T_G
+            members = list(itertools.combinations(range(6), 2))
+            uniform = {m: 1 / len(members) for m in members}
+            assert result.T_easiest <= answer_objective(6, theta, 0.5, 0.1, result.easiest, uniform)
+    assert seen_several
+
+
+def answer_objective(n, theta, sigma, epsilon, answer, weights) -> float:
+    """max over B != answer of 2 sigma^2 ||x_G - x_B||^2_{A^-1} / (theta(G) - theta(B) + epsilon)^2, from 0/1
+    vectors."""
+    A = np.zeros((n, n))
+    for arms, weight in weights.items():
+        x = np.zeros(n)
+        x[list(arms)] = 1.0
+        A += weight * np.outer(x, x)
+    Ainv = np.linalg.pinv(A)
+    x_answer = np.zeros(n)
+    x_answer[list(answer)] = 1.0
+    worst = 0.0
+    for other in weights:
+        if tuple(other) == tuple(answer):
+            continue
+        y = x_answer.copy()
+        y[list(other)] -= 1.0
+        margin = theta[list(answer)].sum() - theta[list(other)].sum() + epsilon
+        worst = max(worst, 2 * sigma ** 2 * float(y @ Ainv @ y) / margin ** 2)
+    return worst
+
+
+def test_easiest_answer_is_infinite_between_exact_ties_and_absent_unless_asked():
+    tied = lower_bound(TopK(4, 2), [1.0, 0.5, 0.5, 0.0], 0.5, easiest_answer=True)
+    assert tied.T_easiest == math.inf and tied.easiest is None
+    assert lower_bound(TopK(4, 2), [1.0, 0.5, 0.5, 0.0], 0.5).T_easiest is None
+    assert lower_bound(TopK(4, 2), [1.0, 0.5, 0.45, 0.0], 0.5, method="relaxed").T_easiest is None
+    with pytest.raises(TypeError, match="easiest_answer"):
+        lower_bound(TopK(4, 2), [1.0, 0.5, 0.45, 0.0], 0.5, easiest_answer="yes")

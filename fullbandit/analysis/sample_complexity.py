@@ -42,6 +42,23 @@ attained (with several correct answers the attainable rate can be larger, Degenn
 1/2``: it gives ``8 sigma^2``, while an algorithm only has to rule out a reversal by ``3/2``,
 ``8 sigma^2 / (3/2)^2``).
 
+The easiest single answer
+-------------------------
+With several correct answers ``T_eps`` lets one alternative defeat *every* member of ``G``
+at once. An algorithm that certifies one team pays more: Degenne and Koolen (2019, Theorem 1)
+show that every ``delta``-correct algorithm has
+``liminf_{delta -> 0} E[pulls] / log(1 / delta) >= T_easiest(theta) = min_{G in G} T_G(theta)``, with
+
+    ``T_G(theta) = min_lambda max_{B != G} 2 sigma^2 ||x_G - x_B||^2_{A(lambda)^-1} / (theta(G) - theta(B) + epsilon)^2``,
+
+the characteristic time of answer ``G`` alone (its alternatives are the half-spaces
+``theta'(B) - theta'(G) > epsilon``), and their Sticky Track-and-Stop attains it. The
+alternatives to ``G`` alone include ``Alt``, so ``T_G >= T_eps``, with equality when ``G``
+is the only correct answer. It is an asymptotic bound, not one at a given ``delta``; it is
+the yardstick of algorithms that certify one team (on uniformly random means, ``n = 14``,
+``k = 3``, ``epsilon = 0.1``, it was 1.6 to 11 times ``T_eps``). :func:`lower_bound` computes it
+with ``easiest_answer=True`` (one cutting-plane solve per correct answer).
+
 Methods and certificates
 ------------------------
 ``"cutting-plane"`` (exact, the default for enumerable classes): ``F_B(lambda) = inf_{P_B}
@@ -77,14 +94,15 @@ linear bandits. NeurIPS 2019.
 A. Garivier, E. Kaufmann. Optimal best arm identification with fixed confidence. COLT 2016.
 E. Kaufmann, O. Cappe, A. Garivier. On the complexity of best-arm identification in
 multi-armed bandit models. JMLR 17, 2016.
-R. Degenne, W. M. Koolen. Pure exploration with multiple correct answers. NeurIPS 2019.
+R. Degenne, W. M. Koolen. Pure exploration with multiple correct answers. NeurIPS 2019,
+Theorem 1 (the easiest single answer).
 """
 
 from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 from scipy.optimize import linprog
@@ -147,6 +165,14 @@ class LowerBound:
     n_correct : int or None
         Number of super-arms with ``Delta_M <= epsilon`` (the correct answers), when the
         class was enumerated.
+    T_easiest : float or None
+        Certified lower value of ``min_{G in G} T_G(theta)``, the characteristic time of the
+        easiest single correct answer (see :func:`lower_bound`, ``easiest_answer``): the
+        asymptotic lower bound of Degenne and Koolen (2019) for algorithms that may return any
+        correct answer. Equal to ``T_star`` when there is one correct answer; ``None`` when not
+        computed (the relaxation, or more than one correct answer without ``easiest_answer``).
+    easiest : tuple of int or None
+        The correct answer that attains ``T_easiest`` (``None`` with it).
     method : str
         ``"cutting-plane"``, ``"sdp"`` or ``"relaxed"``.
     iterations : int
@@ -183,6 +209,8 @@ class LowerBound:
     iterations: int
     solver: str
     seconds: float = field(compare=False)
+    T_easiest: float | None = None
+    easiest: SuperArm | None = None
 
 
 # --- the enumerated instance ------------------------------------------------------------------
@@ -726,7 +754,7 @@ def _relaxed(problem: DecisionClass, theta: np.ndarray, sigma: float, epsilon: f
 def lower_bound(problem: DecisionClass, theta, sigma, *, delta=None, epsilon=0.0, method: str = "auto",
                 tol: float = 1e-3, max_iter: int = 5000, limit: int = ENUMERATION_LIMIT,
                 sdp_limit: int = SDP_LIMIT, solver: str | None = None, angles: int = 9,
-                refinements: int = 2) -> LowerBound:
+                refinements: int = 2, easiest_answer: bool = False) -> LowerBound:
     """Instance-dependent lower bound on the expected number of pulls of any PAC algorithm.
 
     ``T_eps(theta) = min_lambda max_{B : Delta_B > epsilon} 2 sigma^2 ||x_M* - x_B||^2_{A(lambda)^-1}
@@ -770,6 +798,11 @@ def lower_bound(problem: DecisionClass, theta, sigma, *, delta=None, epsilon=0.0
         Directions ``(a, b)`` per pair of arms in the relaxation, ``>= 2``.
     refinements : int
         Rounds in which the relaxation adds the cheapest direction of each nearly binding pair.
+    easiest_answer : bool
+        Exact methods with several correct answers: also compute ``T_easiest``, the
+        characteristic time of the easiest single correct answer (module docstring; one
+        cutting-plane solve per correct answer). With one correct answer it is ``T_star``
+        whatever this says.
 
     Returns
     -------
@@ -804,6 +837,16 @@ def lower_bound(problem: DecisionClass, theta, sigma, *, delta=None, epsilon=0.0
     (2, 8.0)
     >>> round(lower_bound(TopK(4, 2), [1.0, 0.5, 0.5, 0.0], 0.5, method="sdp").T_star, 2)
     8.0
+
+    An algorithm that certifies one team pays for it as ``delta -> 0``: with ``epsilon = 0.1`` both
+    ``(0, 1)`` and ``(0, 2)`` are correct, and the easiest of them alone costs 16 times ``T_star``
+    (between the two exactly tied teams above, no single one can ever be certified):
+
+    >>> easiest = lower_bound(TopK(4, 2), [1.0, 0.5, 0.45, 0.0], 0.5, epsilon=0.1, easiest_answer=True)
+    >>> easiest.n_correct, easiest.easiest, round(easiest.T_easiest / easiest.T_star)
+    (2, (0, 1), 16)
+    >>> lower_bound(TopK(4, 2), [1.0, 0.5, 0.5, 0.0], 0.5, easiest_answer=True).T_easiest
+    inf
     """
     started = time.perf_counter()
     if not isinstance(problem, DecisionClass):
@@ -820,6 +863,8 @@ def lower_bound(problem: DecisionClass, theta, sigma, *, delta=None, epsilon=0.0
     sdp_limit = check_int("sdp_limit", sdp_limit, low=1)
     angles = check_int("angles", angles, low=2)
     refinements = check_int("refinements", refinements, low=0)
+    if not isinstance(easiest_answer, bool):
+        raise TypeError(f"easiest_answer must be True or False, got {easiest_answer!r}")
     if solver is not None and not isinstance(solver, str):
         raise TypeError(f"solver must be a cvxpy solver name or None, got {solver!r}")
     best = tuple(problem.best(theta))
@@ -833,7 +878,13 @@ def lower_bound(problem: DecisionClass, theta, sigma, *, delta=None, epsilon=0.0
                 f"method='sdp' has one semidefinite block per super-arm: {size} super-arms > sdp_limit={sdp_limit}; "
                 "use method='cutting-plane' or 'relaxed', or raise sdp_limit")
         instance = _enumerate(problem, theta, epsilon, limit)
-        return _exact(problem, instance, theta, sigma, delta, epsilon, method, tol, max_iter, solver, best, started)
+        bound = _exact(problem, instance, theta, sigma, delta, epsilon, method, tol, max_iter, solver, best, started)
+        if len(instance.good) == 1:
+            return replace(bound, T_easiest=bound.T_star, easiest=best)
+        if easiest_answer:
+            value, answer = _easiest_answer(instance, sigma, epsilon, tol, max_iter)
+            return replace(bound, T_easiest=value, easiest=answer, seconds=time.perf_counter() - started)
+        return bound
 
     certified, relaxed_value, p_value, iterations, name = _relaxed(problem, theta, sigma, epsilon, angles,
                                                                    refinements, solver)
@@ -843,6 +894,33 @@ def lower_bound(problem: DecisionClass, theta, sigma, *, delta=None, epsilon=0.0
                       samples=_samples(certified, delta), delta=delta, epsilon=epsilon, sigma=sigma, best=best,
                       n_correct=None, method="relaxed", iterations=iterations, solver=name,
                       seconds=time.perf_counter() - started)
+
+
+def _single_answer(inst: _Instance, answer: int) -> _Instance:
+    """The instance of answer ``inst.members[answer]`` alone: every other super-arm is an alternative, its margin
+    ``theta(G) - theta(B) + epsilon`` (``gaps`` measured from ``G``, negative for better super-arms)."""
+    gaps = inst.gaps - inst.gaps[answer]  # theta(G) - theta(B)
+    others = np.flatnonzero(np.arange(len(inst.members)) != answer)
+    return _Instance(inst.members, inst.X, inst.Z, answer, gaps, np.array([answer]), others)
+
+
+def _easiest_answer(inst: _Instance, sigma: float, epsilon: float, tol: float,
+                    max_iter: int) -> tuple[float, SuperArm | None]:
+    """``min_G T_G`` over the correct answers (certified lower values of each cutting-plane solve) and its ``G``.
+
+    An answer whose margin to some super-arm is 0 (its gap is exactly ``epsilon``) has an alternative at
+    distance 0 for every design: ``T_G`` is infinite and it is skipped.
+    """
+    values = {}
+    for answer in inst.good.tolist():
+        single = _single_answer(inst, answer)
+        if np.any(single.gaps[single.bad] + epsilon <= _ROUNDING * max(1.0, float(np.abs(single.gaps).max()))):
+            continue
+        values[answer] = _cutting_plane(single, sigma, epsilon, tol, max_iter)[2]
+    if not values:
+        return math.inf, None
+    answer = min(values, key=values.__getitem__)
+    return values[answer], inst.members[answer]
 
 
 def _samples(T: float, delta: float | None) -> float | None:
