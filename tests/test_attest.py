@@ -19,14 +19,19 @@ from fullbandit.experiments.suite import Suite
 STALE = {"fullbandit.full.saqm": "0" * 64}  # a record written before a change to a module of the suite
 
 
-def tiny_grid(runs: int, epsilon: float = 0.0) -> Grid:
-    # Two grid points (n = 4, 6) and `runs` seeds each; epsilon stands for a change to what the code computes.
-    return Grid({"saqm": Factory(partial(saqm, epsilon=epsilon))},
+def changed_saqm(problem, seed, **parameters):
+    """SAQM with another epsilon behind the same factory options: it stands for a change to what the code computes."""
+    return saqm(problem, seed, **{**parameters, "epsilon": 0.5})
+
+
+def tiny_grid(runs: int, epsilon: float = 0.0, make=saqm) -> Grid:
+    # Two grid points (n = 4, 6) and `runs` seeds each.
+    return Grid({"saqm": Factory(partial(make, epsilon=epsilon))},
                 {"two-level": Factory(two_level_instance, {"n": [4, 6], "separation": [0.8]})}, seeds=runs)
 
 
-def tiny_suite(epsilon: float = 0.0) -> Suite:
-    return Suite("tiny", "a test suite", partial(tiny_grid, epsilon=epsilon), lambda frame, path: None, 3)
+def tiny_suite(epsilon: float = 0.0, make=saqm) -> Suite:
+    return Suite("tiny", "a test suite", partial(tiny_grid, epsilon=epsilon, make=make), lambda frame, path: None, 3)
 
 
 @pytest.fixture
@@ -55,7 +60,11 @@ def test_a_change_to_what_the_suite_computes_is_refused_and_changes_nothing(comm
     results, record = committed
     before = results.read_bytes(), record.read_bytes()
     with pytest.raises(AttestationRefused, match=r"tiny: 2 of the 2 rerun rows differ .*pulls.*--fresh"):
-        attest(tiny_suite(epsilon=0.5), results, record)  # another epsilon: other stopping times
+        attest(tiny_suite(make=changed_saqm), results, record)  # another epsilon inside: other stopping times
+    assert (results.read_bytes(), record.read_bytes()) == before
+    # another fixed option of the factory is another grid: its cells have other keys
+    with pytest.raises(AttestationRefused, match=r"tiny: no run count tried .* builds a grid of exactly the committed"):
+        attest(tiny_suite(epsilon=0.5), results, record)
     assert (results.read_bytes(), record.read_bytes()) == before
 
 

@@ -111,6 +111,19 @@ def test_swap_optimal_takes_cyclic_blocks_at_large_n_and_meets_its_target():
     assert swap_variance(n, support) == pytest.approx(_dense_swap_variance(n, support), rel=TOLERANCE)
 
 
+@pytest.mark.parametrize("n, k", [(8, 3), (10, 3), (12, 3), (14, 3), (20, 5), (9, 4), (30, 3)])
+def test_swap_optimal_takes_few_whole_orbits_where_the_class_is_small(n, k):
+    # Small classes: a few cyclic orbits (at most 8 n members) meet the target, where random supports grew to the
+    # whole class (C(14, 3) = 364): passes, and so the stopping checks, are that much finer.
+    support = make_support(n, k, "swap-optimal", seed=0)
+    assert len(set(support)) == len(support) and all(len(member) == k for member in support)
+    assert shift_closed_row(n, support) is not None and len(support) % n == 0 and len(support) <= 8 * n
+    target = SWAP_OPTIMAL_FACTOR * optimal_swap_variance(n, k)
+    assert _dense_swap_variance(n, support) <= target
+    assert _dense_swap_variance(n, support[: len(support) - n]) > target  # one orbit fewer would not do
+    assert support == make_support(n, k, "swap-optimal", seed=1)  # deterministic: the seed is not drawn from
+
+
 def _dense_swap_variance(n, support):
     inverse = cholesky_inverse(_dense_gram(n, support) / len(support))
     d = np.diag(inverse)

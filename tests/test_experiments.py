@@ -305,3 +305,21 @@ def test_a_registered_algorithm_takes_its_declared_parameters_only_checked_befor
         Factory.registered("one-team-test", {"first": [1]}, first=2)
     with pytest.raises(InvalidParameterError, match="'no-such-algorithm' is not one of the registered"):
         Grid({"missing": "no-such-algorithm"}, {"two-level": Factory(two_level_instance)})
+
+
+def test_a_rerun_with_another_fixed_option_runs_its_own_cells(tmp_path):
+    # The fixed options are part of each run's key: a grid rerun into the same file with another epsilon must not
+    # take the first grid's rows as its own (it once did: only swept options were in the key).
+    out = tmp_path / "results.csv"
+
+    def grid(epsilon):
+        return Grid({"icb": Factory.registered("icb", epsilon=epsilon)},
+                    {"two-level": Factory(two_level_instance, {"n": [4], "separation": [0.3]})}, seeds=2)
+
+    first = run_grid(grid(0.0), out=out, progress=False)
+    second = run_grid(grid(0.2), out=out, progress=False)
+    assert set(first["key"]).isdisjoint(second["key"])
+    assert len(pd.read_csv(out)) == 4  # both grids' rows kept
+    pd.testing.assert_frame_equal(comparable_rows(second), comparable_rows(run_grid(grid(0.2), progress=False)))
+    # the seeds depend on the swept parameters only: the same instances and noise meet both settings
+    assert (first["best"].to_numpy() == second["best"].to_numpy()).all()

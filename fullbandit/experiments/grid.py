@@ -72,6 +72,18 @@ class Factory:
                 validate_parameters({parameter: allowed}, {parameter: value}, owner=spec.name)
         return cls(partial(build_entry, name=spec.name, algorithm=spec.cls, fixed=dict(spec.fixed), **options), swept)
 
+    def fixed_options(self) -> tuple:
+        """The keyword arguments ``make`` was bound with (a :func:`functools.partial`), as sorted ``(name, value)``
+        pairs: part of every run's key (:attr:`Cell.key`), so that a grid rerun with another fixed option does not
+        take the old rows as its own. Classes and functions are named by their qualified names.
+
+        >>> Factory.registered("icb", {"delta": [0.05]}, epsilon=0.1).fixed_options()[-1]
+        ('name', 'icb')
+        """
+        if not isinstance(self.make, partial):
+            return ()
+        return tuple(sorted((name, _stable(value)) for name, value in self.make.keywords.items()))
+
     def settings(self) -> list[dict]:
         names = sorted(self.sweep)
         values = [list(self.sweep[name]) for name in names]
@@ -100,6 +112,18 @@ def _canonical(params: Mapping) -> str:
     return json.dumps(dict(params), sort_keys=True, default=str)
 
 
+def _stable(value):
+    """``value`` as the same text in every process: classes and functions by qualified name, mappings and sequences
+    element by element (``str`` of a function would hold its address)."""
+    if isinstance(value, Mapping):
+        return {str(key): _stable(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_stable(item) for item in value]
+    if hasattr(value, "__qualname__"):
+        return f"{getattr(value, '__module__', '')}.{value.__qualname__}"
+    return value
+
+
 @dataclass(frozen=True)
 class Cell:
     """One run: an algorithm with its parameters, on an instance with its parameters, one seed."""
@@ -110,12 +134,19 @@ class Cell:
     instance_params: tuple
     seed: int
     base_seed: int
+    algorithm_fixed: tuple = ()
+    instance_fixed: tuple = ()
 
     @property
     def key(self) -> str:
-        """Stable identifier, used to skip finished runs when a grid is resumed."""
-        return "|".join([self.algorithm, _canonical(dict(self.algorithm_params)), self.instance,
-                         _canonical(dict(self.instance_params)), str(self.seed), str(self.base_seed)])
+        """Stable identifier, used to skip finished runs when a grid is resumed.
+
+        It holds the factories' fixed options (:meth:`Factory.fixed_options`) beside the swept
+        ones; the seeds do not (they depend on the swept parameters only).
+        """
+        return "|".join([self.algorithm, _canonical({**dict(self.algorithm_fixed), **dict(self.algorithm_params)}),
+                         self.instance, _canonical({**dict(self.instance_fixed), **dict(self.instance_params)}),
+                         str(self.seed), str(self.base_seed)])
 
     def instance_seed(self) -> np.random.SeedSequence:
         """Seed of the instance and its environment: independent of the algorithm."""
@@ -189,13 +220,15 @@ class Grid:
         """Every run, in a fixed order (instances outermost, seeds innermost)."""
         cells = []
         for instance_name, instance in self.instances.items():
+            instance_fixed = instance.fixed_options()
             for instance_params in instance.settings():
                 for algorithm_name, algorithm in self.algorithms.items():
                     if self.pairs is not None and not self.pairs(algorithm_name, instance_name):
                         continue
+                    algorithm_fixed = algorithm.fixed_options()
                     for algorithm_params in algorithm.settings():
                         for seed in self.seed_indices():
                             cells.append(Cell(algorithm_name, tuple(sorted(algorithm_params.items())),
                                               instance_name, tuple(sorted(instance_params.items())),
-                                              seed, self.base_seed))
+                                              seed, self.base_seed, algorithm_fixed, instance_fixed))
         return cells
