@@ -45,18 +45,18 @@ attained (with several correct answers the attainable rate can be larger, Degenn
 The easiest single answer
 -------------------------
 With several correct answers ``T_eps`` lets one alternative defeat *every* member of ``G``
-at once. An algorithm that certifies one team pays more: Degenne and Koolen (2019, Theorem 1)
-show that every ``delta``-correct algorithm has
+at once, and no algorithm can exploit that as ``delta -> 0``: Degenne and Koolen (2019,
+Theorem 1) show that every ``delta``-correct algorithm has
 ``liminf_{delta -> 0} E[pulls] / log(1 / delta) >= T_easiest(theta) = min_{G in G} T_G(theta)``, with
 
-    ``T_G(theta) = min_lambda max_{B != G} 2 sigma^2 ||x_G - x_B||^2_{A(lambda)^-1} / (theta(G) - theta(B) + epsilon)^2``,
+    ``T_G(theta) = min_lambda max_{B != G} 2 sigma^2 ||x_G - x_B||^2_{A(lambda)^-1} / (theta(G) - theta(B) + eps)^2``,
 
-the characteristic time of answer ``G`` alone (its alternatives are the half-spaces
-``theta'(B) - theta'(G) > epsilon``), and their Sticky Track-and-Stop attains it. The
+(``eps = epsilon``) the characteristic time of answer ``G`` alone (its alternatives are the
+half-spaces ``theta'(B) - theta'(G) > epsilon``), and their Sticky Track-and-Stop attains it. The
 alternatives to ``G`` alone include ``Alt``, so ``T_G >= T_eps``, with equality when ``G``
-is the only correct answer. It is an asymptotic bound, not one at a given ``delta``; it is
-the yardstick of algorithms that certify one team (on uniformly random means, ``n = 14``,
-``k = 3``, ``epsilon = 0.1``, it was 1.6 to 11 times ``T_eps``). :func:`lower_bound` computes it
+is the only correct answer. It is an asymptotic bound, not one at a given ``delta``, and the
+one an algorithm can approach where ``T_eps`` is smaller (on uniformly random means,
+``n = 14``, ``k = 3``, ``epsilon = 0.1``, it was 1.6 to 11 times ``T_eps``). :func:`lower_bound` computes it
 with ``easiest_answer=True`` (one cutting-plane solve per correct answer).
 
 Methods and certificates
@@ -838,7 +838,7 @@ def lower_bound(problem: DecisionClass, theta, sigma, *, delta=None, epsilon=0.0
     >>> round(lower_bound(TopK(4, 2), [1.0, 0.5, 0.5, 0.0], 0.5, method="sdp").T_star, 2)
     8.0
 
-    An algorithm that certifies one team pays for it as ``delta -> 0``: with ``epsilon = 0.1`` both
+    Every algorithm pays for settling on one answer as ``delta -> 0``: with ``epsilon = 0.1`` both
     ``(0, 1)`` and ``(0, 2)`` are correct, and the easiest of them alone costs 16 times ``T_star``
     (between the two exactly tied teams above, no single one can ever be certified):
 
