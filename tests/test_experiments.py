@@ -1,8 +1,10 @@
 """The experiment runner: backend-independent results, resumable files, plots, registered algorithms."""
 
 import math
+import os
 import signal
 from functools import partial
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -323,3 +325,30 @@ def test_a_rerun_with_another_fixed_option_runs_its_own_cells(tmp_path):
     pd.testing.assert_frame_equal(comparable_rows(second), comparable_rows(run_grid(grid(0.2), progress=False)))
     # the seeds depend on the swept parameters only: the same instances and noise meet both settings
     assert (first["best"].to_numpy() == second["best"].to_numpy()).all()
+
+
+def test_run_keys_are_the_same_in_every_process(tmp_path):
+    # A fixed option may be a function, a partial of one or a set: the key must not carry a memory address or a
+    # hash order, or a resumed run in a new process would take no finished row as its own.
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent("""
+        from functools import partial
+        from experiment_factories import saqm, two_level_instance
+        from fullbandit.experiments import Factory, Grid
+        make = partial(saqm, epsilon=0.1)
+        grid = Grid({"saqm": Factory(partial(make, epsilon=0.2))},
+                    {"two-level": Factory(partial(two_level_instance, n=4),
+                                          {"separation": [0.3]})}, seeds=1)
+        grid.algorithms["saqm"].make.keywords.update(build=make, tags={"a", "b", "c"}, function=print)
+        print(grid.cells()[0].key)
+    """)
+    tests = str(Path(__file__).resolve().parent)
+    keys = {subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=tests,
+                           env={**os.environ, "PYTHONHASHSEED": str(seed), "PYTHONPATH": tests}).stdout
+            for seed in (1, 2, 3)}
+    assert len(keys) == 1
+    [key] = keys
+    assert "0x" not in key and "experiment_factories.saqm" in key and '["a", "b", "c"]' in key

@@ -25,12 +25,7 @@ def objective(n, k, theta, sigma, epsilon, weights) -> float:
     ``weights`` maps super-arms to design weights; everything is rebuilt from 0/1 vectors.
     """
     theta = np.asarray(theta, dtype=float)
-    A = np.zeros((n, n))
-    for arms, weight in weights.items():
-        x = np.zeros(n)
-        x[list(arms)] = 1.0
-        A += weight * np.outer(x, x)
-    Ainv = np.linalg.inv(A)
+    Ainv = np.linalg.inv(design_matrix(n, weights))
     subsets = list(itertools.combinations(range(n), k))
     star = max(subsets, key=lambda s: theta[list(s)].sum())
     x_star = np.zeros(n)
@@ -44,6 +39,16 @@ def objective(n, k, theta, sigma, epsilon, weights) -> float:
         y[list(subset)] -= 1.0
         worst = max(worst, 2 * sigma ** 2 * float(y @ Ainv @ y) / (gap + epsilon) ** 2)
     return worst
+
+
+def design_matrix(n, weights) -> np.ndarray:
+    """``A = sum_M w_M x_M x_M^T`` from the 0/1 vectors of the super-arms ``weights`` maps to their weights."""
+    A = np.zeros((n, n))
+    for arms, weight in weights.items():
+        x = np.zeros(n)
+        x[list(arms)] = 1.0
+        A += weight * np.outer(x, x)
+    return A
 
 
 def random_theta(rng, n):
@@ -432,12 +437,7 @@ def test_easiest_answer_bounds_the_weak_one_and_meets_it_with_one_answer():
 def answer_objective(n, theta, sigma, epsilon, answer, weights) -> float:
     """max over B != answer of 2 sigma^2 ||x_G - x_B||^2_{A^-1} / (theta(G) - theta(B) + epsilon)^2, from 0/1
     vectors."""
-    A = np.zeros((n, n))
-    for arms, weight in weights.items():
-        x = np.zeros(n)
-        x[list(arms)] = 1.0
-        A += weight * np.outer(x, x)
-    Ainv = np.linalg.pinv(A)
+    Ainv = np.linalg.pinv(design_matrix(n, weights))
     x_answer = np.zeros(n)
     x_answer[list(answer)] = 1.0
     worst = 0.0

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import zlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -113,15 +114,25 @@ def _canonical(params: Mapping) -> str:
 
 
 def _stable(value):
-    """``value`` as the same text in every process: classes and functions by qualified name, mappings and sequences
-    element by element (``str`` of a function would hold its address)."""
+    """``value`` as the same text in every process: classes and functions by qualified name, partial functions,
+    mappings, sequences and sets part by part, anything else by its ``repr`` without memory addresses (``str`` of a
+    function holds its address, which differs from one process to the next)."""
+    if isinstance(value, partial):
+        return {"partial": _stable(value.func), "args": _stable(value.args), "keywords": _stable(value.keywords)}
     if isinstance(value, Mapping):
         return {str(key): _stable(item) for key, item in value.items()}
     if isinstance(value, (list, tuple)):
         return [_stable(item) for item in value]
+    if isinstance(value, (set, frozenset)):  # iteration order follows the process's string hashing
+        return sorted((_stable(item) for item in value), key=str)
     if hasattr(value, "__qualname__"):
         return f"{getattr(value, '__module__', '')}.{value.__qualname__}"
-    return value
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return _ADDRESS.sub("", repr(value))
+
+
+_ADDRESS = re.compile(r" at 0x[0-9a-fA-F]+")
 
 
 @dataclass(frozen=True)
