@@ -142,7 +142,8 @@ def _runs(suite: Suite, committed: pd.DataFrame, record: dict) -> int:
     comes first: it is what the rows were made with. Without one, the count is read from the
     rows (the runs of one grid point), before the others; that reading is only an average
     where the algorithms run different numbers of batches (zhou-fig1's LUCB runs 2 a point,
-    the others 100), and there it picked 80 for 100.
+    the others 100), and there it picked 80 for 100 until the run keys named the batch sizes
+    (a factory's fixed options, :meth:`fullbandit.experiments.grid.Factory.fixed_options`).
     """
     keys = set(committed["key"])
     candidates = [committed["seed"].nunique(), suite.default_runs]

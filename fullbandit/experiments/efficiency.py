@@ -237,15 +237,14 @@ def plot_synthetic(frame: pd.DataFrame, path: Path) -> None:
         at_delta = frame[frame["delta"] == delta]
         for ax, family in zip(row[:2], ("planted", "random"), strict=True):
             plot_metric(at_delta[at_delta["instance"] == family], "n", "ratio", ax=ax, logy=True,
-                        title=f"{family}, delta={delta:g}: pulls / (T* log(1/(2.4 delta))), k={SYNTHETIC_K}, "
-                              f"eps={SYNTHETIC_EPSILON}")
+                        title=f"{family}, delta={delta:g}: pulls / (T* log(1/(2.4 delta)))")
             ax.axhline(TARGETS.get((float(delta), family), math.nan), color="grey", linestyle=":", linewidth=1)
         if attainable:
             plot_metric(at_delta[at_delta["instance"] == "random"], "n", "attainable_ratio", ax=row[2], logy=True,
-                        title=f"random, delta={delta:g}: pulls / (T_easiest log(1/(2.4 delta))), the easiest "
-                              "single answer")
+                        title=f"random, delta={delta:g}: pulls / (T_easiest log(1/(2.4 delta)))")
         plot_error_rates(at_delta, ax=row[-1], delta=float(delta),
                          title=f"error rate at delta={delta:g} (answer not epsilon-optimal)")
+    figure.suptitle(f"k={SYNTHETIC_K}, epsilon={SYNTHETIC_EPSILON}, sigma={SYNTHETIC_SIGMA}; dotted: the targets")
     figure.tight_layout()
     figure.savefig(path, dpi=120)
     plt.close(figure)
