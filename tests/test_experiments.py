@@ -322,7 +322,9 @@ def test_a_rerun_with_another_fixed_option_runs_its_own_cells(tmp_path):
     second = run_grid(grid(0.2), out=out, progress=False)
     assert set(first["key"]).isdisjoint(second["key"])
     assert len(pd.read_csv(out)) == 4  # both grids' rows kept
-    pd.testing.assert_frame_equal(comparable_rows(second), comparable_rows(run_grid(grid(0.2), progress=False)))
+    clean = run_grid(grid(0.2), progress=False)  # in memory: the same runs, made afresh
+    columns = ["key", "pulls", "answer", "best", "epsilon"]
+    assert second[columns].to_dict("records") == clean[columns].to_dict("records")
     # the seeds depend on the swept parameters only: the same instances and noise meet both settings
     assert (first["best"].to_numpy() == second["best"].to_numpy()).all()
 
