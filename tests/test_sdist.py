@@ -167,10 +167,12 @@ def _in_repository(path: Path | None) -> Path | None:
 
 
 def _files(path: Path, pattern: str = "**/*") -> set[Path]:
-    """``path`` if it is a file; else the files of the folder that match ``pattern`` (no byte code caches)."""
+    """``path`` if it is a file; else the files of the folder that match ``pattern`` (no byte code caches, and no
+    ``.NAME.lock`` that ``fullbandit bench`` leaves beside the results it wrote: git-ignored, read by no test)."""
     if path.is_file():
         return {path}
-    return {found for found in path.glob(pattern) if found.is_file() and "__pycache__" not in found.parts}
+    return {found for found in path.glob(pattern) if found.is_file() and "__pycache__" not in found.parts
+            and not (found.name.startswith(".") and found.name.endswith(".lock"))}
 
 
 def _pattern(node: ast.expr) -> str | None:
