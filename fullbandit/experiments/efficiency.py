@@ -91,16 +91,6 @@ def _characteristic_times(means: tuple[float, ...], k: int, sigma: float, epsilo
     return float(bound.T_star), float(easiest)
 
 
-def _characteristic_time(means: tuple[float, ...], k: int, sigma: float, epsilon: float) -> float:
-    """``T*`` of the instance (:func:`fullbandit.lower_bound`)."""
-    return _characteristic_times(means, k, sigma, epsilon)[0]
-
-
-def _lower_bound_samples(means: tuple[float, ...], k: int, sigma: float, epsilon: float, delta: float) -> float:
-    """``T* log(1/(2.4 delta))``, as the ``samples`` of :func:`fullbandit.lower_bound`."""
-    return max(0.0, _characteristic_time(means, k, sigma, epsilon) * math.log(1.0 / (2.4 * delta)))
-
-
 def lower_bound_metrics(result, instance: Instance) -> dict:
     """``lower_bound``: ``T* log(1/(2.4 delta))`` of the instance at the run's ``delta``; ``efficiency``: pulls
     divided by it. ``attainable_bound``: the same with ``T_easiest``, the time of the easiest single correct
