@@ -180,7 +180,8 @@ def test_the_algorithms_radius_is_the_hand_computation_at_a_check():
     state = _design_of(algorithm)
     assert check.details["C_t"] == pytest.approx(_hand_radius(state, n, delta, delta, n, check=120), rel=1e-10)
     assert check.details["sigma_bar"] < 1.0  # below the cap B / 2 = 1 by the 120th check
-    # SwapBound: the directed single swaps (k (n - k) one-sided events) get delta_1 = 6 delta / pi^2 (halved),
+    # SwapBound: the directed single swaps (k (n - k) one-sided events) get delta_1 = delta / sum_m m^-2 over the
+    # swap sizes m <= min(k, n - k) (halved),
     # while the one variance event keeps delta / 2 of the whole delta.
     algorithm = registry.build("swap", fb.TopK(n, k), epsilon=0.0, delta=delta, confidence="bernstein", seed=3)
     environment = fb.Replay(PAC_TABLE, seed=4)
@@ -188,7 +189,7 @@ def test_the_algorithms_radius_is_the_hand_computation_at_a_check():
     _drive_until_checks(algorithm, environment, 120)
     assert algorithm.last_check is not None
     details, state = algorithm.last_check.details, _design_of(algorithm)
-    delta_1 = delta * 6 / math.pi ** 2
+    delta_1 = delta / math.fsum(1 / m ** 2 for m in range(1, min(k, n - k) + 1))
     assert details["C_pair"] == pytest.approx(_hand_radius(state, n, delta, delta_1, k * (n - k), 120, one_sided=True),
                                               rel=1e-10)
 

@@ -141,10 +141,12 @@ def test_direction_counts_match_enumeration_for_every_k(n):
             assert math.comb(k, m) * math.comb(n - k, m) <= len(found)
 
 
-def test_graded_levels_sum_below_delta():
-    levels = graded_deltas(0.3, 50)
-    assert levels.sum() < 0.3 and np.all(np.diff(levels) < 0)
-    assert levels[0] == pytest.approx(0.3 * 6 / math.pi ** 2)
+@pytest.mark.parametrize("m_max", [1, 3, 50])
+def test_graded_levels_sum_to_delta_at_most(m_max):
+    levels = graded_deltas(0.3, m_max)
+    assert levels.size == m_max and levels.sum() == pytest.approx(0.3, rel=1e-12)  # to rounding
+    assert np.all(np.diff(levels) < 0)  # the single swaps, which decide most runs, get the most
+    assert levels == pytest.approx(0.3 / np.arange(1, m_max + 1) ** 2 / sum(1 / m ** 2 for m in range(1, m_max + 1)))
 
 
 # --- the pieces against brute force -----------------------------------------------------------

@@ -26,7 +26,7 @@ from fullbandit.full.swap_bounds import (
 from fullbandit.linalg.least_squares import LeastSquaresEstimate, SingularDesignError
 from fullbandit.linalg.radius import confidence_radius
 from fullbandit.linalg.static_design import StaticDesign
-from fullbandit.linalg.stitching import confidence_with_prior
+from fullbandit.linalg.time_uniform import confidence_with_prior
 from fullbandit.problems.classes import TopK
 
 PHASED_CONFIDENCE = ("auto", "time-uniform", "stitched", "tight")
@@ -70,10 +70,10 @@ class PhasedSwap(Algorithm):
     events (:mod:`fullbandit.full.swap_bounds`): with ``U`` the phase's arms and ``k_U`` the
     arms still to choose when it starts, for each ``m`` up to ``min(k_U, |U| - k_U)`` a
     one-sided union over the ``C(k_U, m) C(|U| - k_U, m)`` directions ``e_J - e_I``
-    (``J`` in ``M*``, ``I`` outside, both in ``U``) at level ``delta_l 6 / (pi^2 m^2)``; the
+    (``J`` in ``M*``, ``I`` outside, both in ``U``) at level ``delta_l m^-2 / sum_i i^-2``; the
     pair terms and the accept/reject decisions read the ``m = 1`` event. Each is also
     uniform over the phase's checks: ``"time-uniform"`` (default) over its whole passes
-    (:mod:`fullbandit.linalg.stitching`), ``"stitched"`` a union over its checks,
+    (:mod:`fullbandit.linalg.time_uniform`), ``"stitched"`` a union over its checks,
     ``"tight"`` over its rounds. Given everything before the phase, its support, fillers and
     check schedule are fixed before any of its rewards is drawn, and each check reads the
     first of the phase's pulls handed out (the base records observations in handing-out
@@ -263,7 +263,7 @@ class PhasedSwap(Algorithm):
     def graded_radii(self, pulls: int) -> list[float]:
         """``C_m`` at the phase's next check after ``pulls`` of its pulls, ``m = 1, 2, ...`` up to the phase's
         largest swap size: a one-sided union over the directed m-swaps of its arms at level
-        ``delta_l 6 / (pi^2 m^2)`` (``C_1`` is also the pair radius)."""
+        ``delta_l m^-2 / sum_i i^-2`` (``C_1`` is also the pair radius)."""
         self.setup()
         u, wanted = len(self._undecided), self._phase_wanted
         levels = graded_deltas(self.phase_level(), self._phase_swaps)

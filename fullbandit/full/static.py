@@ -29,7 +29,7 @@ from fullbandit.design.tracking import Handout, Tracker
 from fullbandit.linalg.least_squares import LeastSquaresEstimate, SingularDesignError
 from fullbandit.linalg.radius import CONFIDENCE_CONSTANTS, RANGE_CONFIDENCES, BernsteinTerms, confidence_radius
 from fullbandit.linalg.static_design import StaticDesign
-from fullbandit.linalg.stitching import confidence_with_prior
+from fullbandit.linalg.time_uniform import confidence_with_prior
 from fullbandit.problems.classes import SuperArm
 from fullbandit.util.validation import InvalidParameterError, check_reward_range
 
@@ -97,8 +97,8 @@ class StaticFullBandit(Algorithm):
         Which constant ``C_t`` (:func:`fullbandit.linalg.radius.confidence_radius`):
         ``"stitched"`` unions over the stopping checks of the fixed geometric schedule
         rather than over every round (smaller, same guarantee at the checks).
-        ``"time-uniform"``: a stitched boundary valid at every whole pass at once
-        (:mod:`fullbandit.linalg.stitching`; needs ``allocation="uniform"`` and no prior): no
+        ``"time-uniform"``: a mixture boundary valid at every whole pass at once
+        (:mod:`fullbandit.linalg.time_uniform`; needs ``allocation="uniform"`` and no prior): no
         union over the checks. ``"auto"``: ``"time-uniform"`` where the design allows it,
         else ``"stitched"`` (results report the one in use). ``"bernstein"``: for bounded rewards, a
         variance-adaptive (empirical Bernstein)
@@ -475,7 +475,7 @@ class StaticFullBandit(Algorithm):
         (:meth:`bernstein_terms`); its variance bounds take half of the algorithm's whole
         ``delta`` whatever share is passed, and the directions half of the share (see
         :func:`fullbandit.linalg.radius.confidence_radius`). With ``"time-uniform"`` the
-        radius holds at whole passes of the support only (:mod:`fullbandit.linalg.stitching`):
+        radius holds at whole passes of the support only (:mod:`fullbandit.linalg.time_uniform`):
         after a part of a pass (a budget that ends mid-pass) it is infinite. ``one_sided``:
         the rule's events bound each direction on one side only.
         """

@@ -35,9 +35,9 @@ class SwapBound(StaticFullBandit):
     The events (directed: only the directions from a team *to* one fixed optimal team ``M*``,
     one-sided). ``C_m`` is the radius of a one-sided union over the ``C(k, m) C(n - k, m)``
     directions ``x_M* - x_M`` with ``|M* \\ M| = m``, at level
-    ``delta_m = delta 6 / (pi^2 m^2)``; the pair rule reads the ``m = 1`` event, so no level
+    ``delta_m = delta m^-2 / sum_{i <= min(k, n - k)} i^-2``; the pair rule reads the ``m = 1`` event, so no level
     is split between the rules. Proof of the guarantee: the events fail together with
-    probability at most ``sum_m delta_m < delta``; on them, every team's two bounds are
+    probability at most ``sum_m delta_m = delta``; on them, every team's two bounds are
     upper bounds of its gap (the module's proofs, with ``M'`` = ``M*``), at every check at
     once; the stopping team is the one of smallest bound among the empirical best and its
     ``alternatives`` closest single swaps, a choice made from the data that the events do
@@ -67,7 +67,7 @@ class SwapBound(StaticFullBandit):
         bounds; designs with unequal widths may gain.
     confidence : {"auto", "time-uniform", "stitched", "tight", "paper", "bernstein"}
         As in :class:`fullbandit.full.static.StaticFullBandit`, ``"auto"`` by default: the
-        stitched boundary of :mod:`fullbandit.linalg.stitching` (valid at every whole pass at
+        mixture boundary of :mod:`fullbandit.linalg.time_uniform` (valid at every whole pass at
         once, so no union over the checks) with a uniform allocation and no prior, else
         ``"stitched"``.
     support : {"swap-optimal", "auto", "cyclic", "random"} or sequence of super-arms
@@ -152,7 +152,7 @@ class SwapBound(StaticFullBandit):
     def levels(self) -> np.ndarray:
         """The level ``delta_m`` of the directed event ``E(D_m)``, ``m = 1..min(k, n - k)``.
 
-        ``delta 6 / (pi^2 m^2)`` (:func:`fullbandit.full.swap_bounds.graded_deltas`) with the
+        ``delta m^-2 / sum_i i^-2`` (:func:`fullbandit.full.swap_bounds.graded_deltas`) with the
         graded rule, whose ``m = 1`` event the pair rule shares; all of ``delta`` on ``D_1``
         with the pair rule alone.
 
@@ -163,7 +163,7 @@ class SwapBound(StaticFullBandit):
         >>> SwapBound(fb.TopK(5, 2), delta=0.06, rules="pair").levels().tolist()
         [0.06]
         >>> [round(level, 5) for level in SwapBound(fb.TopK(5, 2), delta=0.06).levels().tolist()]
-        [0.03648, 0.00912]
+        [0.048, 0.012]
         """
         if self.rules == "pair":
             return np.array([float(self.delta)])

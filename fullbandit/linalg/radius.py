@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from fullbandit.linalg.stitching import time_uniform_radius
+from fullbandit.linalg.time_uniform import time_uniform_radius
 from fullbandit.util.validation import InvalidParameterError, check_choice, check_int, check_probability, check_real
 
 CONFIDENCE_CONSTANTS = ("tight", "paper", "stitched", "bernstein", "time-uniform")
@@ -159,10 +159,10 @@ def confidence_radius(t: int, delta: float, noise_scale: float, n_directions: in
         so with probability ``1 - delta`` in all. See the proof below.
         ``"time-uniform"``: valid at every whole pass of a repeated block at once (a design
         whose every check falls on a whole pass of round robin over the support, with no
-        prior observations), ``R sqrt(l / 2) (sqrt(p / c) + sqrt(c / p))`` after ``p``
-        passes, ``l = log(2 |X| zeta(1.4) (k + 1)^1.4 / delta)`` for the epoch
-        ``k = floor(log2 p)`` with middle ``c``: the stitched line-crossing boundary of
-        Howard et al. (2021), proved in :mod:`fullbandit.linalg.stitching`. It needs
+        prior observations), ``R s_p / sqrt(p)`` after ``p`` passes, with ``s_p`` where a
+        discrete mixture of exponential supermartingales over a grid of slopes reaches
+        ``2 |X| / delta`` (Howard et al. 2021; Kaufmann and Koolen 2021), proved in
+        :mod:`fullbandit.linalg.time_uniform`. It needs
         ``passes=``; no union over checks or rounds, so checking more often costs nothing.
     check : int, optional
         Index ``j >= 1`` of the stopping check, for ``confidence="stitched"`` and
@@ -277,10 +277,10 @@ def confidence_radius(t: int, delta: float, noise_scale: float, n_directions: in
     >>> round(confidence_radius(1000, 0.05, 1.0, 20, "stitched", check=5), 4)  # the range bound R = B / 2 = 1
     4.561
 
-    ``"time-uniform"`` after 24 passes (epoch 4: passes 16 to 31), and one-sided:
+    ``"time-uniform"`` after 24 passes, and ``"stitched"`` one-sided:
 
     >>> round(confidence_radius(1000, 0.05, 1.0, 20, "time-uniform", passes=24), 4)
-    4.4911
+    4.1802
     >>> round(confidence_radius(1000, 0.05, 1.0, 20, "stitched", check=5, one_sided=True), 4)
     4.4064
     """

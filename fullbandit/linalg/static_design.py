@@ -398,7 +398,7 @@ class StaticDesign:
     def whole_passes(self) -> int:
         """``q`` when every member has been pulled exactly ``q >= 1`` times and no prior observation was added,
         else 0: then ``A = q X^T X``, the estimate reads the support's cached inverse, and the time-uniform
-        radius (:mod:`fullbandit.linalg.stitching`) holds.
+        radius (:mod:`fullbandit.linalg.time_uniform`) holds.
 
         Examples
         --------
