@@ -325,7 +325,8 @@ def swap_radii(n: int, k: int, pulls: int, delta: float, rules: str, confidence:
     """``C_m`` of SwapBound's one-sided directed events, from ``confidence_radius`` and enumerated counts."""
     counts = directed_counts(n, k)
     sizes = [1] if rules == "pair" else sorted(counts)
-    levels = [delta] if rules == "pair" else [delta * 6.0 / (math.pi ** 2 * m * m) for m in sizes]
+    total = math.fsum(1.0 / (m * m) for m in sizes)  # the levels delta m^-2 / sum_m m^-2 share delta
+    levels = [delta] if rules == "pair" else [delta / (m * m) / total for m in sizes]
     return [confidence_radius(pulls, level, 1.0, counts[m], confidence, one_sided=True)
             for m, level in zip(sizes, levels, strict=True)]
 

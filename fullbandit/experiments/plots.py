@@ -24,7 +24,7 @@ ALGORITHM_COLOURS = {
     # full-bandit feedback (Kuroki et al. 2020 and this toolkit's additions)
     "saqm": "#1f77b4", "saqm theorem1": "#aec7e8", "saqm[ratio one]": "#6b6ecf",
     "safoa": "#ff7f0e", "safoa-heuristic": "#ffbb78",
-    "icb": "#2ca02c", "icb[stitched, swap-optimal]": "#98df8a", "icb[super-arm union]": "#637939",
+    "icb": "#2ca02c", "icb[time-uniform, swap-optimal]": "#98df8a", "icb[super-arm union]": "#637939",
     "exhaustive": "#7f7f7f", "phased": "#9467bd", "swap": "#d62728",
     "saqm cyclic windows": "#2b8cbe", "saqm random n": "#c51b8a", "saqm random 2n": "#f16913",
     "saqm random 4n": "#238b45",
