@@ -121,10 +121,12 @@ def mixture_grid(level: float, passes: int) -> tuple[np.ndarray, np.ndarray]:
     return slopes, log_weights
 
 
-def _log_mixture(slopes: np.ndarray, log_weights: np.ndarray, value: float, passes: int) -> float:
+def _log_mixture(slopes: np.ndarray, log_weights: np.ndarray, value: float, passes: int) -> tuple[float, float]:
+    """``F_p(value)`` and its derivative (the mean slope under the terms' shares of the sum)."""
     exponents = log_weights + slopes * value - slopes * slopes * (passes / 2.0)
-    top = float(exponents.max())
-    return top + math.log(float(np.exp(exponents - top).sum()))
+    shares = np.exp(exponents - exponents.max())
+    total = float(shares.sum())
+    return float(exponents.max()) + math.log(total), float(shares @ slopes) / total
 
 
 @lru_cache(maxsize=4096)
@@ -132,7 +134,8 @@ def boundary_root(passes: int, level: float) -> float:
     """``s_p``: the smallest ``s`` (to a relative ``1e-12``, from above) with ``F_p(s) >= L``.
 
     ``C_p = R s_p / sqrt(p)``; the root is taken from above so the radius is never below
-    the theorem's (module docstring).
+    the theorem's (module docstring). Newton's method from above: ``F_p`` is increasing and
+    convex (a log-sum-exp of lines), so each step stays above the root and a few reach it.
 
     Examples
     --------
@@ -143,16 +146,17 @@ def boundary_root(passes: int, level: float) -> float:
     1.1385
     """
     slopes, log_weights = mixture_grid(level, passes)
-    low = 0.0  # F_p(0) < 0 <= L: every term has weight below one and a negative exponent
-    # One term alone already reaches the level at its crossing: an upper end for the bisection.
-    high = float(np.min((level - log_weights + slopes * slopes * (passes / 2.0)) / slopes))
-    while high - low > 1e-12 * high:
-        middle = 0.5 * (low + high)
-        if _log_mixture(slopes, log_weights, middle, passes) >= level:
-            high = middle
-        else:
-            low = middle
-    return high
+    # One term alone already reaches the level at its crossing: a start above the root.
+    value = float(np.min((level - log_weights + slopes * slopes * (passes / 2.0)) / slopes))
+    for _ in range(200):
+        log_mixture, derivative = _log_mixture(slopes, log_weights, value, passes)
+        step = (log_mixture - level) / derivative
+        if step <= 1e-13 * value:
+            break
+        value -= step
+    while _log_mixture(slopes, log_weights, value, passes)[0] < level:  # a last step rounded below the root
+        value *= 1.0 + 1e-13
+    return value * (1.0 + 1e-12)  # above the root however the sum is rounded
 
 
 def time_uniform_radius(passes: int, delta: float, noise_scale: float, n_events: int) -> float:
