@@ -44,11 +44,11 @@ over the ``N`` directions costs ``delta``. QED.
 
 Why this mixture. The stitched boundary that preceded it (Howard et al. 2021, stitching with
 epochs of doubling length) pays, at a pass ``p`` of epoch ``k``, ``log zeta(1.4) + 1.4 log(k + 1)``
-nats on top of ``L`` (2.5 to 4 nats at 8 to 128 passes). A mixture pays about
-``-log w(tau = p) + log(sqrt(L / pi) / spacing)``: the weight near ``p`` per unit of
-``log lambda`` (the Laplace width of the sum, ``sqrt(pi / L)`` in ``log lambda``); with a core
-uniform in ``log tau`` over 13 doublings that is about 1.5 to 2 nats wherever the core
-reaches. Measured against the stitched line on ``N = 33`` one-sided directions
+nats on top of ``L`` (3 to 4 nats at 8 to 128 passes). A mixture pays about
+``-log(w sqrt(pi / L) / spacing)``, with ``w`` the weight of the slopes tuned near ``p`` and
+``spacing = log(2) / 4`` the grid's step in ``log lambda`` (the sum over the slopes is a
+Laplace integral of width ``sqrt(pi / L)`` in ``log lambda``); with the core's ``w = 0.9 / 26``
+that is 2 to 2.5 nats for ``L`` from 7 to 20, wherever the core reaches. Measured against the stitched line on ``N = 33`` one-sided directions
 (``tests/test_time_uniform.py`` checks the inequality): at ``delta = 0.03`` ``(C_p / R)^2 / 2`` is
 0.88, 0.83, 0.80 of it at 8, 32, 128 passes, and at ``delta = 6e-7`` 0.95, 0.92, 0.90. Over
 ``delta`` from 1e-9 to 0.2 and ``N`` from 1 to 10^12 it is at most 1.011 times the stitched one
