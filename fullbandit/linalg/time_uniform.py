@@ -48,13 +48,14 @@ nats on top of ``L`` (3 to 4 nats at 8 to 128 passes). A mixture pays about
 ``-log(w sqrt(pi / L) / spacing)``, with ``w`` the weight of the slopes tuned near ``p`` and
 ``spacing = log(2) / 4`` the grid's step in ``log lambda`` (the sum over the slopes is a
 Laplace integral of width ``sqrt(pi / L)`` in ``log lambda``); with the core's ``w = 0.9 / 26``
-that is 2 to 2.5 nats for ``L`` from 7 to 20, wherever the core reaches. Measured against the stitched line on ``N = 33`` one-sided directions
-(``tests/test_time_uniform.py`` checks the inequality): at ``delta = 0.03`` ``(C_p / R)^2 / 2`` is
-0.88, 0.83, 0.80 of it at 8, 32, 128 passes, and at ``delta = 6e-7`` 0.95, 0.92, 0.90. Over
-``delta`` from 1e-9 to 0.2 and ``N`` from 1 to 10^12 it is at most 1.011 times the stitched one
-from 2 to 2^17 passes, and up to 1.17 times at the first pass (whose epoch had a weight of 0.32). The
-choices of the grid (half-doublings from 1/2 pass), the core (to 2^12 passes, 90% of the
-mass) and the tail's power are ours, fixed before any data; any choice keeps the theorem.
+that is 2 to 2.5 nats for ``L`` from 7 to 20, wherever the core reaches. Measured against
+the stitched line on ``N = 33`` one-sided directions (``tests/test_time_uniform.py`` checks
+the inequality): at ``delta = 0.03`` ``(C_p / R)^2 / 2`` is 0.88, 0.83, 0.80 of it at 8, 32,
+128 passes, and at ``delta = 6e-7`` 0.95, 0.92, 0.90. Over ``delta`` from 1e-9 to 0.2 and
+``N`` from 1 to 10^12 it is at most 1.011 times the stitched one from 2 to 2^17 passes, and
+up to 1.17 times at the first pass (whose epoch had a weight of 0.32). The choices of the
+grid (half-doublings from 1/2 pass), the core (to 2^12 passes, 90% of the mass) and the
+tail's power are ours, fixed before any data; any choice keeps the theorem.
 
 References
 ----------
