@@ -57,7 +57,9 @@ class CountingAsks:
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["icb", "saqm", "safoa", "swap", "phased"])
 def test_a_static_design_hands_out_its_pulls_between_two_checks_at_once(name):
-    algorithm = fb.registry.build(name, fb.TopK(6, 2), epsilon=0.05, seed=1)
+    # Checks half the pulls so far apart: several passes of the support fall between two of them (at the
+    # default 5% a run that stops within 20 passes checks after every pass, one pull per member).
+    algorithm = fb.registry.build(name, fb.TopK(6, 2), epsilon=0.05, seed=1, check_growth=0.5)
     asks = CountingAsks(algorithm)
     result = fb.run(algorithm, ENVIRONMENTS["gaussian"](2), progress=False)
     assert result.stop_reason == "stopping rule" and not asks.sizes
@@ -65,7 +67,7 @@ def test_a_static_design_hands_out_its_pulls_between_two_checks_at_once(name):
     blocks = np.concatenate(asks.block_calls)
     assert blocks.sum() == result.pulls and blocks.max() > 1
     assert all(calls.size <= len(algorithm._design.support) for calls in asks.block_calls)  # a block per member
-    single = fb.registry.build(name, fb.TopK(6, 2), epsilon=0.05, seed=1)
+    single = fb.registry.build(name, fb.TopK(6, 2), epsilon=0.05, seed=1, check_growth=0.5)
     asks = CountingAsks(single)
     result = fb.run(single, ENVIRONMENTS["gaussian"](2), progress=False, blocks=False)
     assert set(asks.sizes) == {1} and len(asks.sizes) == result.pulls and not asks.block_calls
