@@ -111,7 +111,7 @@ def mixture_grid(level: float, passes: int) -> tuple[np.ndarray, np.ndarray]:
     >>> round(float(math.exp(log_weights[0]) * 26), 12)
     0.9
     """
-    doublings = max(0, passes.bit_length() + 1 - FIRST_DOUBLING)
+    doublings = passes.bit_length() + 1 - FIRST_DOUBLING
     count = max(CORE_SLOPES, STEPS_PER_DOUBLING * doublings) + EXTRA_SLOPES
     j = np.arange(count, dtype=float)
     tuning_passes = np.exp2(FIRST_DOUBLING + j / STEPS_PER_DOUBLING)
@@ -125,9 +125,10 @@ def mixture_grid(level: float, passes: int) -> tuple[np.ndarray, np.ndarray]:
 def _log_mixture(slopes: np.ndarray, log_weights: np.ndarray, value: float, passes: int) -> tuple[float, float]:
     """``F_p(value)`` and its derivative (the mean slope under the terms' shares of the sum)."""
     exponents = log_weights + slopes * value - slopes * slopes * (passes / 2.0)
-    shares = np.exp(exponents - exponents.max())
+    largest = float(exponents.max())
+    shares = np.exp(exponents - largest)
     total = float(shares.sum())
-    return float(exponents.max()) + math.log(total), float(shares @ slopes) / total
+    return largest + math.log(total), float(shares @ slopes) / total
 
 
 @lru_cache(maxsize=4096)
