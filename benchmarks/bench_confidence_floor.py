@@ -28,8 +28,13 @@ Carlo) with the union's Gaussian quantile ``z(delta_1 / |D_1|)`` and with the su
 (Chernoff) radius ``sqrt(2 log(|D_1| / delta_1))`` that the certified rule needs for noise that is
 only sub-Gaussian.
 
+A third asks what the design costs (:func:`design_ratios`): per instance, the easiest answer's
+time under the uniform design over the ``swap-optimal`` support against ``T_easiest`` (the best
+design for that answer).
+
 Writes ``OUT/confidence_floor.csv`` (one row per run), ``OUT/confidence_floor_summary.csv``,
-``OUT/confidence_floor_directions.csv`` and ``OUT/confidence_floor.png``. Usage:
+``OUT/confidence_floor_directions.csv``, ``OUT/confidence_floor_design.csv`` and
+``OUT/confidence_floor.png``. Usage:
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 python benchmarks/bench_confidence_floor.py
         [--ns 8 10 12 14] [--runs 10] [--jobs 2] [--draws 400000] [--out benchmarks/results]
 """
@@ -37,6 +42,7 @@ Writes ``OUT/confidence_floor.csv`` (one row per run), ``OUT/confidence_floor_su
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 from functools import partial
 from pathlib import Path
@@ -45,6 +51,7 @@ import numpy as np
 import pandas as pd
 from scipy.stats import norm
 
+from fullbandit.analysis.sample_complexity import lower_bound
 from fullbandit.core.params import Options
 from fullbandit.design.support import make_support
 from fullbandit.experiments import efficiency
@@ -100,17 +107,60 @@ def build_grid(ns, runs: int) -> Grid:
     return Grid(algorithms, instances, seeds=runs, metrics=efficiency.lower_bound_metrics)
 
 
+def indicators(n: int, teams) -> np.ndarray:
+    """The rows ``x_M`` of ``teams`` (one per team)."""
+    rows = np.zeros((len(teams), n))
+    for row, team in enumerate(teams):
+        rows[row, list(team)] = 1.0
+    return rows
+
+
+def swap_optimal_support(n: int, k: int, rng) -> np.ndarray:
+    """The indicator rows of SwapBound's default support (``support="swap-optimal"``)."""
+    return indicators(n, make_support(n, k, "swap-optimal", seed=rng))
+
+
+def design_ratios(ns, runs: int) -> pd.DataFrame:
+    """Per ``efficiency`` instance: the time of the easiest answer under SwapBound's uniform design over its own.
+
+    ``min_G max_{B != G} 2 sigma^2 ||x_G - x_B||^2_{A^-1} / (theta(G) - theta(B) + epsilon)^2`` over the
+    epsilon-good teams ``G``, with ``A`` the design per pull of the ``swap-optimal`` support, divided by
+    ``T_easiest`` (which takes the best design for each ``G``): what the uniform design costs a rule that
+    certified with the lower bound's alternatives, whatever its confidence term.
+    """
+    k, sigma, epsilon = efficiency.SYNTHETIC_K, efficiency.SYNTHETIC_SIGMA, efficiency.SYNTHETIC_EPSILON
+    rows = []
+    for cell in build_grid(ns, runs).cells():
+        if cell.algorithm != "swap" or dict(cell.algorithm_params)["delta"] != efficiency.DELTA:
+            continue  # the instance depends on its family, n and seed only
+        n = dict(cell.instance_params)["n"]
+        instance = efficiency.synthetic_instance(np.random.default_rng(cell.instance_seed()), n, cell.instance)
+        theta = np.asarray(instance.environment.means, dtype=float)
+        support = swap_optimal_support(n, k, np.random.default_rng(cell.algorithm_seed()))
+        per_pull = np.linalg.inv(support.T @ support / len(support))  # A^-1 of the design per pull
+        teams = indicators(n, list(itertools.combinations(range(n), k)))
+        values = teams @ theta
+        times = []
+        for answer in np.flatnonzero(values >= values.max() - epsilon):
+            others = np.arange(len(teams)) != answer
+            directions = teams[answer] - teams[others]
+            widths = np.einsum("dn,nm,dm->d", directions, per_pull, directions)
+            times.append(float(np.max(2.0 * sigma**2 * widths / (values[answer] - values[others] + epsilon) ** 2)))
+        bound = lower_bound(instance.problem, theta, sigma, epsilon=epsilon, easiest_answer=True)
+        rows.append({"instance": cell.instance, "n": n, "seed": cell.seed, "T_star": bound.T_star,
+                     "T_easiest": bound.T_easiest, "T_uniform_easiest": min(times)})
+    table = pd.DataFrame(rows)
+    table["uniform_over_easiest"] = table["T_uniform_easiest"] / table["T_easiest"]
+    return table
+
+
 def direction_quantiles(ns, k: int, delta: float, draws: int, seed: int = 0) -> pd.DataFrame:
     """Exact Gaussian quantile of the largest normalised single-swap error against the union's radii."""
     rng = np.random.default_rng(seed)
     rows = []
     for n in ns:
-        support = np.zeros((0, n))
-        for team in make_support(n, k, "swap-optimal", seed=rng):
-            row = np.zeros(n)
-            row[list(team)] = 1.0
-            support = np.vstack([support, row])
-        covariance = np.linalg.inv(support.T @ support)
+        support = swap_optimal_support(n, k, rng)
+        covariance = np.linalg.inv(support.T @ support)  # one pass
         inside, outside = np.arange(k), np.arange(k, n)
         directions = np.zeros((k * (n - k), n))
         for index, (j, i) in enumerate((j, i) for j in inside for i in outside):
@@ -183,6 +233,9 @@ def main(argv=None) -> None:
     directions = direction_quantiles(arguments.ns, efficiency.SYNTHETIC_K, efficiency.DELTA, arguments.draws)
     directions.to_csv(arguments.out / "confidence_floor_directions.csv", index=False)
     print(directions.round(3).to_string(index=False))
+    designs = design_ratios(arguments.ns, arguments.runs)
+    designs.to_csv(arguments.out / "confidence_floor_design.csv", index=False)
+    print(designs.groupby(["instance", "n"])["uniform_over_easiest"].describe()[["min", "50%", "max"]].round(2))
     frame = run_grid(build_grid(arguments.ns, arguments.runs), backend="processes", jobs=arguments.jobs,
                      progress=True)
     frame.to_csv(arguments.out / "confidence_floor.csv", index=False)
