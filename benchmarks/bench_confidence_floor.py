@@ -42,7 +42,6 @@ Writes ``OUT/confidence_floor.csv`` (one row per run), ``OUT/confidence_floor_su
 from __future__ import annotations
 
 import argparse
-import itertools
 import math
 from functools import partial
 from pathlib import Path
@@ -60,6 +59,7 @@ from fullbandit.experiments.runner import run_grid
 from fullbandit.full.static import DEFAULT_BUDGET
 from fullbandit.full.swap import SwapBound
 from fullbandit.full.swap_bounds import graded_deltas, max_swaps, n_directed_swaps
+from fullbandit.util.enumeration import indicator_rows, subset_chunks
 
 ROOT = Path(__file__).resolve().parents[1]
 FLOORS = {"fixed-time union": "swap[fixed-time union]", "Gaussian fixed-time union": "swap[Gaussian fixed-time union]",
@@ -96,7 +96,7 @@ def make_floor(problem, seed, *, floor: str, **parameters) -> FloorSwap:
 
 
 def build_grid(ns, runs: int) -> Grid:
-    """The ``efficiency`` cells (planted and random, ``ns``, both deltas) for swap and its two floors."""
+    """The ``efficiency`` cells (planted and random, ``ns``, both deltas) for swap and its three floors."""
     sweep = {"delta": list(efficiency.SYNTHETIC_DELTAS)}
     algorithms = {"swap": Factory.registered("swap", sweep, epsilon=efficiency.SYNTHETIC_EPSILON,
                                              budget=efficiency.BUDGET)}
@@ -107,17 +107,9 @@ def build_grid(ns, runs: int) -> Grid:
     return Grid(algorithms, instances, seeds=runs, metrics=efficiency.lower_bound_metrics)
 
 
-def indicators(n: int, teams) -> np.ndarray:
-    """The rows ``x_M`` of ``teams`` (one per team)."""
-    rows = np.zeros((len(teams), n))
-    for row, team in enumerate(teams):
-        rows[row, list(team)] = 1.0
-    return rows
-
-
 def swap_optimal_support(n: int, k: int, rng) -> np.ndarray:
     """The indicator rows of SwapBound's default support (``support="swap-optimal"``)."""
-    return indicators(n, make_support(n, k, "swap-optimal", seed=rng))
+    return indicator_rows(np.asarray(make_support(n, k, "swap-optimal", seed=rng)), n)
 
 
 def design_ratios(ns, runs: int) -> pd.DataFrame:
@@ -129,6 +121,7 @@ def design_ratios(ns, runs: int) -> pd.DataFrame:
     certified with the lower bound's alternatives, whatever its confidence term.
     """
     k, sigma, epsilon = efficiency.SYNTHETIC_K, efficiency.SYNTHETIC_SIGMA, efficiency.SYNTHETIC_EPSILON
+    teams = {n: indicator_rows(np.concatenate(list(subset_chunks(n, k))), n) for n in ns}
     rows = []
     for cell in build_grid(ns, runs).cells():
         if cell.algorithm != "swap" or dict(cell.algorithm_params)["delta"] != efficiency.DELTA:
@@ -138,12 +131,11 @@ def design_ratios(ns, runs: int) -> pd.DataFrame:
         theta = np.asarray(instance.environment.means, dtype=float)
         support = swap_optimal_support(n, k, np.random.default_rng(cell.algorithm_seed()))
         per_pull = np.linalg.inv(support.T @ support / len(support))  # A^-1 of the design per pull
-        teams = indicators(n, list(itertools.combinations(range(n), k)))
-        values = teams @ theta
+        values = teams[n] @ theta
         times = []
         for answer in np.flatnonzero(values >= values.max() - epsilon):
-            others = np.arange(len(teams)) != answer
-            directions = teams[answer] - teams[others]
+            others = np.arange(len(values)) != answer
+            directions = teams[n][answer] - teams[n][others]
             widths = np.einsum("dn,nm,dm->d", directions, per_pull, directions)
             times.append(float(np.max(2.0 * sigma**2 * widths / (values[answer] - values[others] + epsilon) ** 2)))
         bound = lower_bound(instance.problem, theta, sigma, epsilon=epsilon, easiest_answer=True)
@@ -184,8 +176,8 @@ def direction_quantiles(ns, k: int, delta: float, draws: int, seed: int = 0) -> 
 
 def summarize(frame: pd.DataFrame) -> pd.DataFrame:
     table = efficiency.summarize_synthetic(frame).reset_index()
-    bounds = frame.groupby(["delta", "instance", "n"])[["lower_bound", "attainable_bound"]].mean()
-    table = table.join(bounds["attainable_bound"].rename("mean_attainable_bound"), on=["delta", "instance", "n"])
+    attainable = frame.groupby(["delta", "instance", "n"])["attainable_bound"].mean()
+    table = table.join(attainable.rename("mean_attainable_bound"), on=["delta", "instance", "n"])
     table["easiest_over_star"] = table["mean_attainable_bound"] / table["lower_bound"]
     table["target"] = [efficiency.TARGETS.get((float(delta), str(family)), math.nan)
                        for delta, family in zip(table["delta"], table["instance"], strict=True)]
